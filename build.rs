@@ -1,0 +1,129 @@
+//! Compiles cuda/*.cu with nvcc (through `cc`) into one static library linked with the static
+//! CUDA runtime, and turns cuda/kernels.h into Rust FFI with bindgen.
+//!
+//! Environment:
+//!   ROOFLINE_CUDA_ARCHS  comma list of SASS targets (default "90a,80"); "90a" builds
+//!                        sm_90a (Hopper wgmma-capable), "80" sm_80 (runs on all sm_8x).
+//!                        One PTX for the lowest listed target is embedded so newer GPUs can
+//!                        JIT; it is PTX of this nvcc (13.0), which driver 580+ loads.
+//!   ROOFLINE_PTXAS_VERBOSE=1  print ptxas register/smem reports as build warnings.
+//!   NVCC, CUDA_HOME, CUDA_PATH, PATH, XDG_CACHE_HOME, HOME  see src/toolkit.rs.
+
+#[path = "src/toolkit.rs"]
+mod toolkit;
+
+use std::path::PathBuf;
+
+fn main() {
+    for var in [
+        "ROOFLINE_CUDA_ARCHS",
+        "ROOFLINE_PTXAS_VERBOSE",
+        "NVCC",
+        "CUDA_HOME",
+        "CUDA_PATH",
+        "PATH",
+        "XDG_CACHE_HOME",
+        "HOME",
+    ] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    println!("cargo:rerun-if-changed=cuda");
+    println!("cargo:rerun-if-changed=src/toolkit.rs");
+
+    embed_git_commit();
+
+    let inputs = toolkit::SearchInputs::from_env();
+    let Some(tk) = toolkit::find(&inputs) else {
+        eprintln!("{}", toolkit::not_found_message(&inputs));
+        std::process::exit(1);
+    };
+
+    let mut sources: Vec<PathBuf> = std::fs::read_dir("cuda")
+        .expect("cuda/ folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .collect();
+    sources.sort();
+    for entry in std::fs::read_dir("cuda").expect("cuda/ folder").flatten() {
+        println!("cargo:rerun-if-changed={}", entry.path().display());
+    }
+
+    let archs = std::env::var("ROOFLINE_CUDA_ARCHS").unwrap_or_else(|_| "90a,80".into());
+    // cc finds the CUDA compiler through $NVCC; point it at the toolkit we found.
+    std::env::set_var("NVCC", &tk.nvcc);
+    let mut build = cc::Build::new();
+    build
+        .cuda(true)
+        .cudart("static")
+        .opt_level(3)
+        .include("cuda")
+        .flag("-std=c++17")
+        .flag("--expt-relaxed-constexpr")
+        .flag("-Xcompiler=-fPIC")
+        .warnings(false);
+    let list: Vec<&str> = archs
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    if list.is_empty() {
+        eprintln!("roofline-lab: ROOFLINE_CUDA_ARCHS is empty; use e.g. 90a,80");
+        std::process::exit(1);
+    }
+    for a in &list {
+        build.flag(format!("-gencode=arch=compute_{a},code=sm_{a}"));
+    }
+    // PTX for the lowest target, so a GPU newer than every SASS target can still JIT it.
+    let lowest = list
+        .iter()
+        .min_by_key(|a| a.trim_end_matches('a').parse::<u32>().unwrap_or(u32::MAX))
+        .unwrap();
+    let ptx = lowest.trim_end_matches('a');
+    build.flag(format!("-gencode=arch=compute_{ptx},code=compute_{ptx}"));
+    if std::env::var("ROOFLINE_PTXAS_VERBOSE").is_ok_and(|v| v == "1") {
+        build.flag("-Xptxas=-v");
+        build.warnings(true);
+    }
+    build.files(&sources);
+    build.compile("roofline_kernels");
+
+    for dir in tk.lib_dirs() {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+    }
+    // cc adds cudart_static itself (cudart("static")); it needs these system libraries.
+    for lib in ["stdc++", "dl", "rt", "pthread"] {
+        println!("cargo:rustc-link-lib={lib}");
+    }
+
+    let bindings = bindgen::Builder::default()
+        .header("cuda/kernels.h")
+        .allowlist_function("rl_.*")
+        .layout_tests(false)
+        .generate()
+        .unwrap_or_else(|e| {
+            eprintln!("roofline-lab: bindgen failed on cuda/kernels.h ({e}). bindgen needs libclang: run `bash scripts/setup.sh`.");
+            std::process::exit(1);
+        });
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("kernels.rs");
+    bindings.write_to_file(&out).expect("write bindings");
+}
+
+/// Records the commit the binary was built from (results files name it), with "-dirty" when
+/// tracked files had uncommitted changes.
+fn embed_git_commit() {
+    for f in [".git/HEAD", ".git/index", ".git/refs"] {
+        println!("cargo:rerun-if-changed={f}");
+    }
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    let suffix = if dirty { "-dirty" } else { "" };
+    println!("cargo:rustc-env=ROOFLINE_GIT_COMMIT={commit}{suffix}");
+}

@@ -1,0 +1,25 @@
+// Helpers shared by every .cu file: argument checks, launch error capture, small math.
+#pragma once
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "kernels.h"
+
+// Return cudaErrorInvalidValue from a launcher when an argument is out of range.
+#define RL_REQUIRE(cond)                                     \
+  do {                                                       \
+    if (!(cond)) return (int)cudaErrorInvalidValue;          \
+  } while (0)
+
+// After a <<<>>> launch: report a bad configuration (or an earlier sticky error) at once.
+static inline int rl_launch_status() { return (int)cudaGetLastError(); }
+
+static inline __host__ __device__ long long rl_ceil_div(long long a, long long b) {
+  return (a + b - 1) / b;
+}
+
+static inline cudaStream_t rl_stream(void *s) { return reinterpret_cast<cudaStream_t>(s); }
+
+// Number of SMs of the current device, cached once per process (launchers size grids by it).
+int rl_sm_count();

@@ -1,0 +1,176 @@
+// GEMM + bias + GELU. The fused kernels are the hgemm tile machinery (hgemm_tile.cuh) with a
+// bias+GELU epilogue; rl_bias_gelu is the same epilogue math as a standalone memory-bound
+// kernel. Both compute gelu(x + bias) in fp32 through rl_gelu and round to fp16 once.
+#include "gelu.cuh"
+#include "hgemm_tile.cuh"
+
+namespace {
+
+// 8 fp16 values (16-byte aligned) -> fp32.
+__device__ __forceinline__ void unpack8(const uint4 &raw, float (&f)[8]) {
+  const __half2 *h2 = reinterpret_cast<const __half2 *>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 p = __half22float2(h2[i]);
+    f[2 * i] = p.x;
+    f[2 * i + 1] = p.y;
+  }
+}
+
+__device__ __forceinline__ uint4 pack8(const float (&f)[8]) {
+  uint4 raw;
+  __half2 *h2 = reinterpret_cast<__half2 *>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) h2[i] = __floats2half2_rn(f[2 * i], f[2 * i + 1]);
+  return raw;
+}
+
+template <int KIND>
+__device__ __forceinline__ void bias_gelu8(float (&v)[8], const float (&b)[8]) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i) v[i] = rl_gelu(v[i] + b[i], KIND);
+}
+
+// Fused epilogue: v[i] = gelu(v[i] + bias[col0 + i]).
+template <int KIND>
+struct EpiBiasGelu {
+  const half *bias;
+
+  template <bool VEC>
+  __device__ __forceinline__ void apply(float (&v)[8], int col0, int N) const {
+    float b[8];
+    if constexpr (VEC) {
+      unpack8(__ldg(reinterpret_cast<const uint4 *>(bias + col0)), b);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) b[i] = col0 + i < N ? __half2float(__ldg(bias + col0 + i)) : 0.0f;
+    }
+    bias_gelu8<KIND>(v, b);
+  }
+
+  bool vec_ok() const { return rlg::aligned_to(bias, 16); }
+};
+
+const char *const kNames[rlg::kVariantCount] = {
+    "v1 wmma 16x16 per warp + bias+GELU epilogue",
+    "v2 smem 128x128, sync loads + bias+GELU epilogue",
+    "v3 cp.async 4-stage 128x128 + bias+GELU epilogue",
+    "v4 128x256, 64x64 warp tiles + bias+GELU epilogue",
+    "v5 auto tile (v4 or smaller when SMs idle) + bias+GELU epilogue",
+    "v6 persistent 128x256, epilogue overlapped with the next tile + bias+GELU epilogue",
+};
+
+template <int KIND>
+int fused(int variant, const void *A, const void *B, const void *bias, void *C, int M, int N,
+          int K, void *stream) {
+  const EpiBiasGelu<KIND> epi{static_cast<const half *>(bias)};
+  return rlg::launch_variant(variant, A, B, C, M, N, K, epi, stream);
+}
+
+// ---- rl_bias_gelu ----
+// A thread owns one 8-column chunk (VEC) or one column, keeps its bias in registers and walks
+// rows blockIdx.y, +gridDim.y, ... two at a time (both loads issued before either store; X
+// may alias Y, but each element is only touched by its owner, read before written).
+constexpr int kBgThreads = 256;
+
+template <int KIND, bool VEC>
+__global__ void __launch_bounds__(kBgThreads)
+    bias_gelu_kernel(const half *X, const half *__restrict__ bias, half *Y, int M, int N) {
+  constexpr int kCols = VEC ? 8 : 1;
+  const long long col0 = (static_cast<long long>(blockIdx.x) * kBgThreads + threadIdx.x) * kCols;
+  if (col0 >= N) return;
+  const int c = static_cast<int>(col0);
+  const size_t gap = static_cast<size_t>(gridDim.y) * N;  // between a thread's two rows
+  int r = blockIdx.y;
+  if constexpr (VEC) {
+    float b[8];
+    unpack8(__ldg(reinterpret_cast<const uint4 *>(bias + c)), b);
+    for (; r + static_cast<int>(gridDim.y) < M; r += 2 * gridDim.y) {
+      const size_t off = static_cast<size_t>(r) * N + c;
+      const uint4 x0 = *reinterpret_cast<const uint4 *>(X + off);
+      const uint4 x1 = *reinterpret_cast<const uint4 *>(X + off + gap);
+      float v0[8], v1[8];
+      unpack8(x0, v0);
+      unpack8(x1, v1);
+      bias_gelu8<KIND>(v0, b);
+      bias_gelu8<KIND>(v1, b);
+      *reinterpret_cast<uint4 *>(Y + off) = pack8(v0);
+      *reinterpret_cast<uint4 *>(Y + off + gap) = pack8(v1);
+    }
+    if (r < M) {
+      const size_t off = static_cast<size_t>(r) * N + c;
+      float v[8];
+      unpack8(*reinterpret_cast<const uint4 *>(X + off), v);
+      bias_gelu8<KIND>(v, b);
+      *reinterpret_cast<uint4 *>(Y + off) = pack8(v);
+    }
+  } else {
+    const float b = __half2float(__ldg(bias + c));
+    for (; r + static_cast<int>(gridDim.y) < M; r += 2 * gridDim.y) {
+      const size_t off = static_cast<size_t>(r) * N + c;
+      const float x0 = __half2float(X[off]), x1 = __half2float(X[off + gap]);
+      Y[off] = __float2half_rn(rl_gelu(x0 + b, KIND));
+      Y[off + gap] = __float2half_rn(rl_gelu(x1 + b, KIND));
+    }
+    if (r < M) {
+      const size_t off = static_cast<size_t>(r) * N + c;
+      Y[off] = __float2half_rn(rl_gelu(__half2float(X[off]) + b, KIND));
+    }
+  }
+}
+
+template <int KIND, bool VEC>
+int launch_bias_gelu(const half *X, const half *bias, half *Y, int M, int N, cudaStream_t s) {
+  constexpr int kCols = VEC ? 8 : 1;
+  constexpr auto *kernel = &bias_gelu_kernel<KIND, VEC>;
+  // One full wave of resident blocks (queried once), each thread taking at least two rows.
+  static const int per_sm = [] {
+    int n = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kBgThreads, 0);
+    return e == cudaSuccess && n > 0 ? n : 4;
+  }();
+  const long long gx = rl_ceil_div(rl_ceil_div(N, kCols), kBgThreads);
+  const long long want = rl_ceil_div(static_cast<long long>(per_sm) * rl_sm_count(), gx);
+  long long gy = rl_ceil_div(M, 2);
+  if (gy > want) gy = want;
+  if (gy > 65535) gy = 65535;
+  const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy));
+  kernel<<<grid, kBgThreads, 0, s>>>(X, bias, Y, M, N);
+  return rl_launch_status();
+}
+
+template <int KIND>
+int bias_gelu(const half *X, const half *bias, half *Y, int M, int N, cudaStream_t s) {
+  const bool vec = N % 8 == 0 && rlg::aligned_to(X, 16) && rlg::aligned_to(Y, 16) &&
+                   rlg::aligned_to(bias, 16);
+  return vec ? launch_bias_gelu<KIND, true>(X, bias, Y, M, N, s)
+             : launch_bias_gelu<KIND, false>(X, bias, Y, M, N, s);
+}
+
+}  // namespace
+
+extern "C" int rl_gemm_bias_gelu(int variant, const void *A, const void *B, const void *bias,
+                                 void *C, int M, int N, int K, int gelu_kind, void *stream) {
+  RL_REQUIRE(bias != nullptr);
+  RL_REQUIRE(gelu_kind == 0 || gelu_kind == 1);
+  return gelu_kind == 0 ? fused<0>(variant, A, B, bias, C, M, N, K, stream)
+                        : fused<1>(variant, A, B, bias, C, M, N, K, stream);
+}
+
+extern "C" int rl_gemm_bias_gelu_variant_count(void) { return rlg::kVariantCount; }
+
+extern "C" const char *rl_gemm_bias_gelu_variant_name(int variant) {
+  return variant >= 1 && variant <= rlg::kVariantCount ? kNames[variant - 1] : nullptr;
+}
+
+extern "C" int rl_bias_gelu(const void *X, const void *bias, void *Y, int M, int N,
+                            int gelu_kind, void *stream) {
+  RL_REQUIRE(X != nullptr && bias != nullptr && Y != nullptr);
+  RL_REQUIRE(M >= 1 && N >= 1);
+  RL_REQUIRE(gelu_kind == 0 || gelu_kind == 1);
+  const half *x = static_cast<const half *>(X);
+  const half *b = static_cast<const half *>(bias);
+  half *y = static_cast<half *>(Y);
+  return gelu_kind == 0 ? bias_gelu<0>(x, b, y, M, N, rl_stream(stream))
+                        : bias_gelu<1>(x, b, y, M, N, rl_stream(stream));
+}

@@ -1,0 +1,657 @@
+// GEMV / small-M GEMM for decode: y[M x N] = x[M x K] . W[K x N], fp16 in/out, fp32 accumulation.
+// Reading W (2 K N bytes) is the whole cost; x and y are tiny.
+//   v1: one thread per output element, loop over K; loads coalesced along N, no vectors.
+//   v2: 16-byte loads of W (8 columns per lane), a block owns 64 columns and splits K over its
+//       8 warps (shared-memory reduction); x rows through L1; M bucketed (1, 2, 4, 8, 16) so the
+//       M x 8 fp32 accumulators are registers. Few blocks when N is small (64 at N = 4096).
+//   v3: v2 with K also split across blocks so one resident wave covers every SM; partial sums go
+//       to the workspace and the last block of each column tile (atomic ticket) adds them up,
+//       writes y and zeroes what it used.
+//   v4: v3 with the inner product on tensor cores (mma.sync m16n8k16, W fragments built from the
+//       same 16-byte loads with byte permutes): the FMA path needs 16 FFMA per W element at
+//       M = 16, which is as much issue time as the HBM time; this needs 1/64 of an MMA.
+//   v5: v4 with the split-K reduction inside a thread-block cluster through distributed shared
+//       memory (sm_90): no workspace, no global round trips at the end. Elsewhere: v4 with S = 1.
+// v2..v5 need N % 8 == 0 and a 16-byte aligned W; otherwise they use a scalar-column kernel.
+// Launches cover at most 16 rows of x; larger M is done in chunks of 16 rows.
+#include <cooperative_groups.h>
+
+#include <atomic>
+
+#include "common.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+constexpr int kThreads = 256;  // 8 warps
+constexpr int kWarps = kThreads / 32;
+constexpr int kTileN = 64;     // columns per block: 8 lanes x 8 halves = one 128-byte line per row
+constexpr int kMaxRows = 16;   // rows of x per launch
+constexpr int kMaxSplitsWs = 32;       // split-K cap with the workspace
+constexpr int kMaxSplitsCluster = 8;   // portable cluster size
+constexpr int kMinQuadsPerWarp = 4;    // below this a split adds more reduction than it saves
+// gemv_mma: 2 blocks x 256 threads x 12..16 loads x 16 B = 96..128 KiB of W in flight per SM
+// (13..17 MiB on 132 SMs, 3-4x what HBM latency needs) within 128 registers. (3 blocks x 8
+// loads, 80 registers, spills.)
+constexpr int kMmaBlocksPerSm = 2;
+template <int MB>
+constexpr int kMmaUnroll = MB == 16 ? 3 : 4;  // groups of 16 rows per loop step
+
+// ---------------------------------------------------------------- v1
+__global__ void __launch_bounds__(kThreads)
+    gemv_v1(const __half *x, const __half *W, __half *y, int M, int N, int K) {
+  const int n = blockIdx.x * blockDim.x + threadIdx.x;
+  if (n >= N) return;
+  for (int m = blockIdx.y; m < M; m += gridDim.y) {
+    const __half *xr = x + (size_t)m * K;
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) acc += __half2float(xr[k]) * __half2float(W[(size_t)k * N + n]);
+    y[(size_t)m * N + n] = __float2half_rn(acc);
+  }
+}
+
+// ---------------------------------------------------------------- scalar fallback (v2..v5)
+// N % 8 != 0 or W unaligned: a block owns 32 columns (one per lane), its 8 warps split K
+// (interleaved rows, 64-byte coalesced reads), shared-memory reduction.
+template <int MB>
+__global__ void __launch_bounds__(kThreads)
+    gemv_scalar(const __half *x, const __half *W, __half *y, int M, int N, int K) {
+  __shared__ float red[kWarps][MB][32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int n = blockIdx.x * 32 + lane;
+  float acc[MB];
+#pragma unroll
+  for (int m = 0; m < MB; ++m) acc[m] = 0.0f;
+  if (n < N) {
+#pragma unroll 2
+    for (int k = warp; k < K; k += kWarps) {
+      const float w = __half2float(W[(size_t)k * N + n]);
+#pragma unroll
+      for (int m = 0; m < MB; ++m)
+        if (m < M) acc[m] += __half2float(__ldg(x + (size_t)m * K + k)) * w;
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < MB; ++m) red[warp][m][lane] = acc[m];
+  __syncthreads();
+  for (int e = threadIdx.x; e < MB * 32; e += kThreads) {
+    const int m = e / 32, col = blockIdx.x * 32 + e % 32;
+    float s = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) s += red[w][m][e % 32];
+    if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(s);
+  }
+}
+
+// ---------------------------------------------------------------- shared by v2..v5
+__device__ __forceinline__ uint4 ldg_stream(const __half *p) {  // W: read once, skip L1
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p));
+  return v;
+}
+
+// Balanced contiguous split of [0, total) into parts; part i gets [begin(i), begin(i + 1)).
+__device__ __forceinline__ int split_begin(int total, int parts, int i) {
+  return (int)((long long)total * i / parts);
+}
+
+enum Mode { kDirect = 0, kWorkspace = 1, kCluster = 2 };
+
+// Workspace layout: `tiles` uint32 tickets (padded to 256 bytes), then fp32 partial slots,
+// slot (tile, split) holding MB x 64 values.
+__host__ __device__ __forceinline__ size_t ticket_bytes(int tiles) {
+  return ((size_t)tiles * 4 + 255) / 256 * 256;
+}
+
+// The block's M x 64 partial sums are in part[m * 64 + col] (shared memory, complete after a
+// barrier). Writes y, adding the other splits' partials first when K was split (S > 1).
+template <int MB, int MODE>
+__device__ __forceinline__ void finish_tile(const float *part, __half *y, void *ws, int M, int N,
+                                            int S) {
+  constexpr int EL = MB * kTileN;
+  const int tile = blockIdx.x, n0 = tile * kTileN;
+  auto store = [&](int e, float v) {
+    const int m = e / kTileN, col = n0 + e % kTileN;
+    if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(v);
+  };
+  if constexpr (MODE == kDirect) {
+    for (int e = threadIdx.x; e < EL; e += kThreads) store(e, part[e]);
+  } else if constexpr (MODE == kWorkspace) {
+    __shared__ bool last;
+    const int tiles = gridDim.x;
+    unsigned *ticket = static_cast<unsigned *>(ws) + tile;
+    float *slots = reinterpret_cast<float *>(static_cast<char *>(ws) + ticket_bytes(tiles)) +
+                   (size_t)tile * S * EL;
+    for (int e = threadIdx.x; e < EL; e += kThreads) __stcg(slots + blockIdx.y * EL + e, part[e]);
+    __threadfence();  // this thread's partials are visible device-wide before the ticket
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      last = atomicAdd(ticket, 1u) == (unsigned)S - 1;
+      if (last) *ticket = 0;  // every split has arrived: reset for the next launch
+      __threadfence();        // order the partial reads below after the ticket
+    }
+    __syncthreads();
+    if (!last) return;
+    // Fixed summation order (the result does not depend on arrival order); all of a thread's
+    // loads for 4 splits are in flight together. Then leave the workspace zeroed.
+    constexpr int EPT = (EL + kThreads - 1) / kThreads;
+    float v[EPT] = {};
+#pragma unroll 4
+    for (int r = 0; r < S; ++r)
+#pragma unroll
+      for (int p = 0; p < EPT; ++p) {
+        const int e = threadIdx.x + p * kThreads;
+        if (e < EL) v[p] += __ldcg(slots + r * EL + e);
+      }
+#pragma unroll
+    for (int p = 0; p < EPT; ++p) {
+      const int e = threadIdx.x + p * kThreads;
+      if (e < EL) {
+        for (int r = 0; r < S; ++r) __stcg(slots + r * EL + e, 0.0f);
+        store(e, v[p]);
+      }
+    }
+  } else {
+#if __CUDA_ARCH__ >= 900
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // every block's part[] is complete (release/acquire across the cluster)
+    const int rank = (int)cluster.block_rank();
+    const int lo = split_begin(EL, S, rank), hi = split_begin(EL, S, rank + 1);
+    for (int e = lo + threadIdx.x; e < hi; e += kThreads) {
+      float v = 0.0f;
+#pragma unroll
+      for (int r = 0; r < kMaxSplitsCluster; ++r)
+        if (r < S) v += cluster.map_shared_rank(part, r)[e];
+      store(e, v);
+    }
+    cluster.sync();  // peers may still be reading this block's part[]
+#else
+    __trap();  // never launched: the host only uses clusters on sm_90
+#endif
+  }
+}
+
+// ---------------------------------------------------------------- FMA path (v2, v3)
+// Lane (c, r) = (lane % 8, lane / 8) owns columns n0 + 8c .. +8 and, of each "quad" of 4 rows,
+// row r: one warp load covers 4 rows x 128 contiguous bytes. The S x 8 warps of a column tile
+// split the quads of K evenly. Accumulators: MB x 8 fp32 per lane.
+template <int MB, int MODE>
+__global__ void __launch_bounds__(kThreads)
+    gemv_fma(const __half *x, const __half *W, __half *y, void *ws, int M, int N, int K, int S) {
+  constexpr int U = MB <= 4 ? 8 : MB == 8 ? 4 : 2;  // W loads in flight per lane (registers)
+  __shared__ float red[kWarps][MB][kTileN];
+  __shared__ float part[MB * kTileN];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int c = lane & 7, r = lane >> 3;
+  const int n = blockIdx.x * kTileN + c * 8;
+  const bool col_ok = n < N;  // N % 8 == 0: a lane's 8 columns are all in or all out
+  const int quads = K / 4 + (K % 4 != 0);
+  const int wid = blockIdx.y * kWarps + warp;
+  const int qa = split_begin(quads, S * kWarps, wid), qb = split_begin(quads, S * kWarps, wid + 1);
+
+  float acc[MB][8];
+#pragma unroll
+  for (int m = 0; m < MB; ++m)
+#pragma unroll
+    for (int i = 0; i < 8; ++i) acc[m][i] = 0.0f;
+
+  for (int q0 = qa; q0 < qb; q0 += U) {
+    uint4 w[U];
+    float xv[U][MB];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int k = (q0 + u) * 4 + r;
+      const bool ok = q0 + u < qb && k < K;
+      w[u] = ok && col_ok ? ldg_stream(W + (size_t)k * N + n) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (int m = 0; m < MB; ++m)
+        xv[u][m] = ok && m < M ? __half2float(__ldg(x + (size_t)m * K + k)) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const __half2 *h = reinterpret_cast<const __half2 *>(&w[u]);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const float2 f = __half22float2(h[j]);
+#pragma unroll
+        for (int m = 0; m < MB; ++m) {
+          acc[m][2 * j] = fmaf(xv[u][m], f.x, acc[m][2 * j]);
+          acc[m][2 * j + 1] = fmaf(xv[u][m], f.y, acc[m][2 * j + 1]);
+        }
+      }
+    }
+  }
+
+  // Sum the 4 row lanes (r) of the warp, then the 8 warps through shared memory.
+#pragma unroll
+  for (int m = 0; m < MB; ++m)
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      float v = acc[m][i];
+      v += __shfl_xor_sync(0xffffffffu, v, 8);
+      v += __shfl_xor_sync(0xffffffffu, v, 16);
+      acc[m][i] = v;
+    }
+  if (r == 0) {
+#pragma unroll
+    for (int m = 0; m < MB; ++m)
+#pragma unroll
+      for (int i = 0; i < 8; ++i) red[warp][m][c * 8 + i] = acc[m][i];
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < MB * kTileN; e += kThreads) {
+    float v = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) v += red[w][e / kTileN][e % kTileN];
+    part[e] = v;
+  }
+  __syncthreads();
+  finish_tile<MB, MODE>(part, y, ws, M, N, S);
+}
+
+// ---------------------------------------------------------------- tensor-core path (v4, v5)
+// mma.sync m16n8k16: A = 16 rows of x (rows >= M are zero) x 16 k, B = 16 k x 8 columns of W.
+// B wants pairs along k in one register, W holds pairs along n, so the k order inside a group
+// of 16 rows is permuted (any permutation works if A uses the same): lane (g, t) = (lane / 4,
+// lane % 4) loads rows k0 + 4t + {0,1,2,3} at columns n0 + 8g .. +8 (four 16-byte loads; each
+// warp load is 4 rows x 128 contiguous bytes). For column n0 + 8g + i it forms
+// b0 = {W[4t][.], W[4t+1][.]} and b1 = {W[4t+2][.], W[4t+3][.]} with byte permutes: fragment rows
+// 2t, 2t+1, 2t+8, 2t+9 stand for k0 + 4t + 0..3. So the A registers of lane (g, t) are
+// x[g][k0+4t .. +3] (a0, a2) and x[g+8][..] (a1, a3): 8 contiguous bytes each.
+// MMA number i (0..7) accumulates D_i[m][nf] = y[m][n0 + 8 nf + i]; lane (g, t) holds
+// m = g, g + 8 and nf = 2t, 2t + 1.
+__device__ __forceinline__ void mma_16816(float &d0, float &d1, float &d2, float &d3, unsigned a0,
+                                          unsigned a1, unsigned a2, unsigned a3, unsigned b0,
+                                          unsigned b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ unsigned pack_half2(__half lo, __half hi) {
+  return (unsigned)__half_as_ushort(lo) | ((unsigned)__half_as_ushort(hi) << 16);
+}
+
+// x[m][k .. k + 3] as two half2 registers; rows past M and k past K read as zero.
+// xvec: K % 4 == 0 and x 8-byte aligned, so the 4 values are one aligned 8-byte load.
+__device__ __forceinline__ uint2 load_x4(const __half *x, int m, int k, int M, int K, bool ok,
+                                         bool xvec) {
+  if (!ok || m >= M || k >= K) return make_uint2(0, 0);
+  const __half *p = x + (size_t)m * K + k;
+  if (xvec) return __ldg(reinterpret_cast<const uint2 *>(p));
+  const __half z = __float2half_rn(0.0f);
+  return make_uint2(pack_half2(__ldg(p), k + 1 < K ? __ldg(p + 1) : z),
+                    pack_half2(k + 2 < K ? __ldg(p + 2) : z, k + 3 < K ? __ldg(p + 3) : z));
+}
+
+template <int MB>
+struct MmaAcc {
+  float v[8][MB / 4];  // [i][0..1]: rows g (nf = 2t, 2t+1); [i][2..3]: rows g + 8 (MB = 16)
+};
+
+// One group of 16 rows starting at k0. GUARD: some of this lane's rows may be outside
+// [4 qa, 4 qb) or past K (the partial groups at the ends of a warp's range).
+template <int MB, bool GUARD>
+__device__ __forceinline__ void mma_group_load(const __half *x, const __half *W, int M, int N,
+                                               int K, int n, bool col_ok, int k0, int t, int g,
+                                               int qa, int qb, bool xvec, uint4 (&w)[4],
+                                               uint2 (&a)[2]) {
+  const int kq = k0 + 4 * t;  // this lane's 4 rows
+  const bool quad_ok = !GUARD || (kq / 4 >= qa && kq / 4 < qb);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const bool ok = col_ok && quad_ok && (!GUARD || kq + j < K);
+    w[j] = ok ? ldg_stream(W + (size_t)(kq + j) * N + n) : make_uint4(0, 0, 0, 0);
+  }
+  a[0] = load_x4(x, g, kq, M, K, quad_ok, xvec);
+  if constexpr (MB == 16) a[1] = load_x4(x, g + 8, kq, M, K, quad_ok, xvec);
+}
+
+template <int MB>
+__device__ __forceinline__ void mma_group_compute(MmaAcc<MB> &acc, const uint4 (&w)[4],
+                                                  const uint2 (&a)[2]) {
+  const unsigned *r0 = &w[0].x, *r1 = &w[1].x, *r2 = &w[2].x, *r3 = &w[3].x;
+  const unsigned a1 = MB == 16 ? a[1].x : 0u, a3 = MB == 16 ? a[1].y : 0u;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const unsigned sel = (i & 1) ? 0x7632u : 0x5410u;  // high or low halves of the two words
+    const unsigned b0 = __byte_perm(r0[i / 2], r1[i / 2], sel);
+    const unsigned b1 = __byte_perm(r2[i / 2], r3[i / 2], sel);
+    if constexpr (MB == 16) {
+      mma_16816(acc.v[i][0], acc.v[i][1], acc.v[i][2], acc.v[i][3], a[0].x, a1, a[0].y, a3, b0,
+                b1);
+    } else {
+      float z2 = 0.0f, z3 = 0.0f;  // rows 8..15 of x are zero: results discarded
+      mma_16816(acc.v[i][0], acc.v[i][1], z2, z3, a[0].x, a1, a[0].y, a3, b0, b1);
+    }
+  }
+}
+
+template <int MB, int MODE>
+__global__ void __launch_bounds__(kThreads, kMmaBlocksPerSm)
+    gemv_mma(const __half *x, const __half *W, __half *y, void *ws, int M, int N, int K, int S,
+             bool xvec) {
+  constexpr int JS = 8 * (MB / 4);  // accumulators per lane
+  __shared__ float red[kWarps][32][JS + 1];  // +1: conflict-free by lane and by value
+  __shared__ float part[MB * kTileN];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n = blockIdx.x * kTileN + g * 8;
+  const bool col_ok = n < N;  // N % 8 == 0
+  const int quads = K / 4 + (K % 4 != 0);
+  const int wid = blockIdx.y * kWarps + warp;
+  const int qa = split_begin(quads, S * kWarps, wid), qb = split_begin(quads, S * kWarps, wid + 1);
+
+  MmaAcc<MB> acc;
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < MB / 4; ++j) acc.v[i][j] = 0.0f;
+
+  // Groups of 4 quads: [ga, gb) overlap the range; those in [fa, fb) lie inside it and inside K
+  // and skip the bounds checks. Only the first and the last group can be partial.
+  const int ga = qa / 4, gb = qa < qb ? (qb + 3) / 4 : ga;
+  const int fa = (qa + 3) / 4, fb = min(qb / 4, K / 16);
+  for (int gi = ga; gi < gb;) {
+    uint4 w[kMmaUnroll<MB>][4];
+    uint2 a[kMmaUnroll<MB>][2];
+    const bool whole = gi >= fa && gi < fb;
+    if (whole && gi + kMmaUnroll<MB> <= fb) {  // 4 kMmaUnroll loads of 16 bytes in flight
+#pragma unroll
+      for (int u = 0; u < kMmaUnroll<MB>; ++u)
+        mma_group_load<MB, false>(x, W, M, N, K, n, col_ok, (gi + u) * 16, t, g, qa, qb, xvec,
+                                  w[u], a[u]);
+#pragma unroll
+      for (int u = 0; u < kMmaUnroll<MB>; ++u) mma_group_compute<MB>(acc, w[u], a[u]);
+      gi += kMmaUnroll<MB>;
+    } else {
+      if (whole)
+        mma_group_load<MB, false>(x, W, M, N, K, n, col_ok, gi * 16, t, g, qa, qb, xvec, w[0],
+                                  a[0]);
+      else
+        mma_group_load<MB, true>(x, W, M, N, K, n, col_ok, gi * 16, t, g, qa, qb, xvec, w[0],
+                                 a[0]);
+      mma_group_compute<MB>(acc, w[0], a[0]);
+      ++gi;
+    }
+  }
+
+  // Reduce the 8 warps: red[warp][lane][j], j = q * 8 + i for accumulator v[i][q].
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int q = 0; q < MB / 4; ++q) red[warp][lane][q * 8 + i] = acc.v[i][q];
+  __syncthreads();
+  for (int e = threadIdx.x; e < 32 * JS; e += kThreads) {
+    const int l = e % 32, j = e / 32;  // consecutive threads: consecutive lanes, no conflicts
+    float v = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) v += red[w][l][j];
+    const int i = j % 8, q = j / 8;
+    const int m = (l >> 2) + 8 * (q >> 1), col = 8 * (2 * (l & 3) + (q & 1)) + i;
+    part[m * kTileN + col] = v;
+  }
+  __syncthreads();
+  finish_tile<MB, MODE>(part, y, ws, M, N, S);
+}
+
+// ---------------------------------------------------------------- host side
+int bucket(int rows) { return rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 ? 4 : rows <= 8 ? 8 : 16; }
+
+// Resident blocks per SM of a kernel (cached per instantiation by the caller's static).
+int occupancy(const void *kernel) {
+  int b = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, kThreads, 0) != cudaSuccess ||
+      b < 1)
+    b = 1;
+  return b;
+}
+template <int MB, int MODE>
+int fma_occupancy() {
+  static const int b = occupancy(reinterpret_cast<const void *>(gemv_fma<MB, MODE>));
+  return b;
+}
+template <int MB, int MODE>
+int mma_occupancy() {
+  static const int b = occupancy(reinterpret_cast<const void *>(gemv_mma<MB, MODE>));
+  return b;
+}
+
+// K splits per column tile: as many as keep all blocks in one resident wave, with at least
+// kMinQuadsPerWarp quads of K per warp.
+int splits_for(int tiles, int K, int blocks_per_sm, int cap) {
+  const long long wave = (long long)rl_sm_count() * blocks_per_sm;
+  long long s = wave / tiles;
+  const long long by_k = ((long long)K + 3) / 4 / (kWarps * kMinQuadsPerWarp);
+  if (s > by_k) s = by_k;
+  if (s > cap) s = cap;
+  return s < 1 ? 1 : (int)s;
+}
+
+int tiles_for(int N) { return (int)rl_ceil_div(N, kTileN); }
+
+bool vector_ok(const void *W, int N) { return N % 8 == 0 && (uintptr_t)W % 16 == 0; }
+
+int fma_splits(int MB, int N, int K) {
+  int occ = 1;
+  switch (MB) {
+    case 1: occ = fma_occupancy<1, kWorkspace>(); break;
+    case 2: occ = fma_occupancy<2, kWorkspace>(); break;
+    case 4: occ = fma_occupancy<4, kWorkspace>(); break;
+    case 8: occ = fma_occupancy<8, kWorkspace>(); break;
+    default: occ = fma_occupancy<16, kWorkspace>(); break;
+  }
+  return splits_for(tiles_for(N), K, occ, kMaxSplitsWs);
+}
+
+int mma_splits(int MB, int N, int K) {
+  const int occ = MB <= 8 ? mma_occupancy<8, kWorkspace>() : mma_occupancy<16, kWorkspace>();
+  return splits_for(tiles_for(N), K, occ, kMaxSplitsWs);
+}
+
+bool cluster_capable() {
+  static const bool ok = [] {
+    int dev = 0, major = 0;
+    return cudaGetDevice(&dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+           major >= 9;
+  }();
+  return ok;
+}
+
+// Clusters of S blocks of gemv_mma<MB, kCluster> that fit on the GPU at once (cached).
+template <int MB>
+int active_clusters(int S) {
+  static std::atomic<int> cache[kMaxSplitsCluster + 1];
+  int v = cache[S].load(std::memory_order_relaxed);
+  if (v == 0) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(1, S, 1);
+    cfg.blockDim = dim3(kThreads, 1, 1);
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = S;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    if (cudaOccupancyMaxActiveClusters(&v, gemv_mma<MB, kCluster>, &cfg) != cudaSuccess) {
+      (void)cudaGetLastError();  // an unusable size: do not leave it for the next launch check
+      v = 0;
+    }
+    v = v > 0 ? v : -1;  // -1: none fit
+    cache[S].store(v, std::memory_order_relaxed);
+  }
+  return v;
+}
+
+// Largest cluster split whose clusters (one per column tile) are all resident at once.
+template <int MB>
+int cluster_splits(int N, int K) {
+  if (!cluster_capable()) return 1;
+  const int tiles = tiles_for(N);
+  for (int S = splits_for(tiles, K, mma_occupancy<MB, kCluster>(), kMaxSplitsCluster); S > 1;
+       --S)
+    if (active_clusters<MB>(S) >= tiles) return S;
+  return 1;
+}
+
+// Splits a launch of `variant` with rows = min(M, 16) uses (1: no workspace needed).
+int splits(int variant, int rows, int N, int K) {
+  const int MB = bucket(rows);
+  switch (variant) {
+    case 3: return fma_splits(MB, N, K);
+    case 4: return mma_splits(MB, N, K);
+    default: return 1;
+  }
+}
+
+size_t workspace_bytes(int variant, int N, int K) {
+  if (variant == 5) {  // no workspace; make the cached occupancy queries now, not in a capture
+    cluster_splits<8>(N, K);
+    cluster_splits<16>(N, K);
+    return 0;
+  }
+  if (variant != 3 && variant != 4) return 0;
+  if (N % 8 != 0) return 0;  // scalar path (W alignment is only known at launch: then unused)
+  int smax = 1;  // the bucket with the most splits sizes the workspace, so any M fits it
+  for (int MB = 1; MB <= kMaxRows; MB *= 2) {
+    const int s = splits(variant, MB, N, K);
+    smax = s > smax ? s : smax;
+  }
+  if (smax == 1) return 0;
+  const int tiles = tiles_for(N);
+  return ticket_bytes(tiles) + (size_t)tiles * smax * kMaxRows * kTileN * sizeof(float);
+}
+
+template <int MB>
+void launch_scalar(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                   cudaStream_t s) {
+  gemv_scalar<MB><<<(int)rl_ceil_div(N, 32), kThreads, 0, s>>>(x, W, y, M, N, K);
+}
+
+template <int MB>
+void launch_fma(const __half *x, const __half *W, __half *y, void *ws, int M, int N, int K, int S,
+                cudaStream_t s) {
+  const dim3 grid(tiles_for(N), S);
+  if (S > 1)
+    gemv_fma<MB, kWorkspace><<<grid, kThreads, 0, s>>>(x, W, y, ws, M, N, K, S);
+  else
+    gemv_fma<MB, kDirect><<<grid, kThreads, 0, s>>>(x, W, y, ws, M, N, K, 1);
+}
+
+template <int MB>
+cudaError_t launch_mma(const __half *x, const __half *W, __half *y, void *ws, int M, int N, int K,
+                       int S, bool cluster, cudaStream_t s) {
+  const dim3 grid(tiles_for(N), S);
+  const bool xvec = K % 4 == 0 && (uintptr_t)x % 8 == 0;
+  if (S == 1) {
+    gemv_mma<MB, kDirect><<<grid, kThreads, 0, s>>>(x, W, y, ws, M, N, K, 1, xvec);
+  } else if (!cluster) {
+    gemv_mma<MB, kWorkspace><<<grid, kThreads, 0, s>>>(x, W, y, ws, M, N, K, S, xvec);
+  } else {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(kThreads, 1, 1);
+    cfg.stream = s;
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = S;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, gemv_mma<MB, kCluster>, x, W, y, ws, M, N, K, S, xvec);
+  }
+  return cudaSuccess;
+}
+
+// One launch for `rows` <= 16 rows of x.
+int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *ws, int rows,
+                int N, int K, cudaStream_t s) {
+  const int MB = bucket(rows);
+  if (variant == 1) {
+    const dim3 grid((unsigned)rl_ceil_div(N, kThreads), rows);
+    gemv_v1<<<grid, kThreads, 0, s>>>(x, W, y, rows, N, K);
+    return rl_launch_status();
+  }
+  if (!vector_ok(W, N)) {
+    switch (MB) {
+      case 1: launch_scalar<1>(x, W, y, rows, N, K, s); break;
+      case 2: launch_scalar<2>(x, W, y, rows, N, K, s); break;
+      case 4: launch_scalar<4>(x, W, y, rows, N, K, s); break;
+      case 8: launch_scalar<8>(x, W, y, rows, N, K, s); break;
+      default: launch_scalar<16>(x, W, y, rows, N, K, s); break;
+    }
+    return rl_launch_status();
+  }
+  if (variant == 2 || variant == 3) {
+    const int S = variant == 3 ? fma_splits(MB, N, K) : 1;
+    switch (MB) {
+      case 1: launch_fma<1>(x, W, y, ws, rows, N, K, S, s); break;
+      case 2: launch_fma<2>(x, W, y, ws, rows, N, K, S, s); break;
+      case 4: launch_fma<4>(x, W, y, ws, rows, N, K, S, s); break;
+      case 8: launch_fma<8>(x, W, y, ws, rows, N, K, S, s); break;
+      default: launch_fma<16>(x, W, y, ws, rows, N, K, S, s); break;
+    }
+    return rl_launch_status();
+  }
+  cudaError_t e;
+  if (variant == 4) {
+    const int S = mma_splits(MB, N, K);
+    e = MB <= 8 ? launch_mma<8>(x, W, y, ws, rows, N, K, S, false, s)
+                : launch_mma<16>(x, W, y, ws, rows, N, K, S, false, s);
+  } else {
+    e = MB <= 8 ? launch_mma<8>(x, W, y, nullptr, rows, N, K, cluster_splits<8>(N, K), true, s)
+                : launch_mma<16>(x, W, y, nullptr, rows, N, K, cluster_splits<16>(N, K), true, s);
+  }
+  const int st = rl_launch_status();
+  return e != cudaSuccess ? (int)e : st;
+}
+
+}  // namespace
+
+extern "C" size_t rl_gemv_workspace_bytes(int variant, int M, int N, int K) {
+  if (variant < 1 || variant > 5 || M < 1 || N < 1 || K < 1) return 0;
+  return workspace_bytes(variant, N, K);
+}
+
+extern "C" int rl_gemv(int variant, const void *x, const void *W, void *y, void *workspace, int M,
+                       int N, int K, void *stream) {
+  RL_REQUIRE(variant >= 1 && variant <= 5 && x != nullptr && W != nullptr && y != nullptr &&
+             M >= 1 && N >= 1 && K >= 1);
+  bool needs_ws = false;
+  if (vector_ok(W, N))
+    for (int m0 = 0; m0 < M; m0 += kMaxRows)
+      needs_ws |= splits(variant, M - m0 < kMaxRows ? M - m0 : kMaxRows, N, K) > 1;
+  RL_REQUIRE(!needs_ws || (workspace != nullptr && (uintptr_t)workspace % 16 == 0));
+  const __half *xh = static_cast<const __half *>(x);
+  const __half *Wh = static_cast<const __half *>(W);
+  __half *yh = static_cast<__half *>(y);
+  cudaStream_t s = rl_stream(stream);
+  // Chunks of 16 rows run one after another on the stream, so they can share the workspace.
+  for (int m0 = 0; m0 < M; m0 += kMaxRows) {
+    const int rows = M - m0 < kMaxRows ? M - m0 : kMaxRows;
+    const int st = launch_rows(variant, xh + (size_t)m0 * K, Wh, yh + (size_t)m0 * N, workspace,
+                               rows, N, K, s);
+    if (st != 0) return st;
+  }
+  return 0;
+}
+
+extern "C" int rl_gemv_variant_count(void) { return 5; }
+
+extern "C" const char *rl_gemv_variant_name(int variant) {
+  switch (variant) {
+    case 1: return "v1 thread per output, scalar loop over K";
+    case 2: return "v2 16-byte W loads, K split over the 8 warps of a 64-column block, FMA";
+    case 3: return "v3 v2 + split-K across blocks (workspace, last-block ticket)";
+    case 4: return "v4 v3 with mma.sync tensor-core inner product";
+    case 5: return "v5 v4 with the split-K reduction in a cluster over DSMEM (sm_90)";
+    default: return nullptr;
+  }
+}

@@ -1,0 +1,33 @@
+// HGEMM on Tensor Cores through WMMA: C = A . B, the tile machinery of hgemm_tile.cuh with an
+// identity epilogue.
+#include "hgemm_tile.cuh"
+
+namespace {
+
+struct EpiIdentity {
+  template <bool VEC>
+  __device__ __forceinline__ void apply(float (&)[8], int, int) const {}
+  bool vec_ok() const { return true; }
+};
+
+const char *const kNames[rlg::kVariantCount] = {
+    "v1 wmma: one warp per 16x16 tile, fragments straight from global",
+    "v2 smem: 128x128x32 block tile, 8 warps of 64x32, sync 16B loads, 2 buffers",
+    "v3 cp.async: v2 tile with a 4-stage cp.async pipeline",
+    "v4 big warp tiles: 128x256x32, 8 warps of 64x64, 4 stages, grouped raster",
+    "v5 auto: v4, or a 128x128/64x64/32x32 tile when v4's grid leaves SMs idle",
+    "v6 persistent: v5 with the 128x256 tile persistent, epilogue overlapped with the next tile",
+};
+
+}  // namespace
+
+extern "C" int rl_hgemm(int variant, const void *A, const void *B, void *C, int M, int N, int K,
+                        void *stream) {
+  return rlg::launch_variant(variant, A, B, C, M, N, K, EpiIdentity{}, stream);
+}
+
+extern "C" int rl_hgemm_variant_count(void) { return rlg::kVariantCount; }
+
+extern "C" const char *rl_hgemm_variant_name(int variant) {
+  return variant >= 1 && variant <= rlg::kVariantCount ? kNames[variant - 1] : nullptr;
+}

@@ -1,0 +1,637 @@
+// Shared WMMA GEMM machinery for hgemm.cu (plain C = A.B) and gemm_gelu.cu (fused epilogue).
+//
+// Row-major fp16 A[M x K] . B[K x N] -> C[M x N] with fp32 accumulation on Tensor Cores through
+// nvcuda::wmma (16x16x16 half fragments). Every kernel ends in an epilogue functor applied to
+// the fp32 results before the single rounding to fp16, so the fused GEMM+bias+GELU runs on
+// exactly the same tiles, pipeline and stores as the plain GEMM.
+//
+// Epilogue functor contract (Epi):
+//   template <bool VEC> __device__ void apply(float (&v)[8], int col0, int N) const;
+//     transforms the fp32 values of C[row, col0 .. col0+7] in place (col0 % 8 == 0). VEC: all
+//     8 columns are < N and the functor's own operands may be read 16 bytes at a time.
+//   bool vec_ok() const;  (host) whether the functor's operands allow VEC.
+//
+// Two load paths per kernel (template VEC):
+//   VEC   (N % 8 == 0, K % 8 == 0, A/B/C 16-byte aligned): 16-byte chunks; a chunk is wholly
+//         inside or wholly outside the matrix, outside ones are zero-filled.
+//   !VEC  (anything else): element loads with bounds checks, zero-filled outside.
+// Stores are always guarded by row < M and col < N.
+#pragma once
+#include <mma.h>
+
+#include <type_traits>
+
+#include "common.cuh"
+
+namespace rlg {
+using namespace nvcuda;
+
+using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major>;
+using FragB = wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major>;
+using FragC = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
+
+static inline bool aligned_to(const void *p, uintptr_t bytes) {
+  return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// cp.async (sm_80+): 16-byte global->shared copies that do not block the issuing warp.
+// src-size 0 reads nothing and zero-fills the 16 destination bytes (the edge tiles).
+__device__ __forceinline__ void cp_async16(void *smem_dst, const void *gmem_src, bool pred) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  const int src_bytes = pred ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem_src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+// Wait until at most N of this thread's committed groups are still in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// ---------------------------------------------------------------------------------------
+// Epilogue store of 8 consecutive results C[row, col0 .. col0+7] (col0 % 8 == 0).
+template <bool VEC, class Epi>
+__device__ __forceinline__ void store_chunk(const Epi &epi, float (&v)[8], half *C, int row,
+                                            int col0, int M, int N) {
+  if (row >= M || col0 >= N) return;
+  epi.template apply<VEC>(v, col0, N);
+  half *dst = C + static_cast<size_t>(row) * N + col0;
+  if constexpr (VEC) {
+    uint4 packed;
+    __half2 *h2 = reinterpret_cast<__half2 *>(&packed);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) h2[i] = __floats2half2_rn(v[2 * i], v[2 * i + 1]);
+    *reinterpret_cast<uint4 *>(dst) = packed;
+  } else {
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      if (col0 + i < N) dst[i] = __float2half_rn(v[i]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// v1: one warp per 16x16 output tile, fragments loaded straight from global memory. Fragments
+// that cross an edge (or any fragment on the !VEC path) are staged through a per-warp 16x16
+// smem tile with bounds-checked element loads. VEC here also needs 32-byte aligned A and B
+// (WMMA's rule for a fragment pointer; row offsets are multiples of 16 elements, so the base
+// alignment carries over to every fragment).
+constexpr int kSimpleWarpsM = 2, kSimpleWarpsN = 4;
+constexpr int kSimpleWarps = kSimpleWarpsM * kSimpleWarpsN;
+constexpr int kSimpleBM = 16 * kSimpleWarpsM, kSimpleBN = 16 * kSimpleWarpsN;
+
+template <bool VEC, class Epi>
+__global__ void __launch_bounds__(kSimpleWarps * 32)
+    simple_wmma_kernel(const half *__restrict__ A, const half *__restrict__ B,
+                       half *__restrict__ C, int M, int N, int K, Epi epi) {
+  __shared__ __align__(128) half sA[kSimpleWarps][16 * 16];
+  __shared__ __align__(128) half sB[kSimpleWarps][16 * 16];
+  __shared__ __align__(128) float sC[kSimpleWarps][16 * 16];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int blocks_n = static_cast<int>(rl_ceil_div(N, kSimpleBN));
+  const int bm = blockIdx.x / blocks_n, bn = blockIdx.x % blocks_n;
+  const int row0 = (bm * kSimpleWarpsM + warp / kSimpleWarpsN) * 16;
+  const int col0 = (bn * kSimpleWarpsN + warp % kSimpleWarpsN) * 16;
+  if (row0 >= M || col0 >= N) return;  // whole warp; no block-wide barrier follows
+
+  FragC acc;
+  wmma::fill_fragment(acc, 0.0f);
+  const bool inner = VEC && row0 + 16 <= M && col0 + 16 <= N;
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    FragA a;
+    FragB b;
+    if (inner && k0 + 16 <= K) {
+      wmma::load_matrix_sync(a, A + static_cast<size_t>(row0) * K + k0, K);
+      wmma::load_matrix_sync(b, B + static_cast<size_t>(k0) * N + col0, N);
+    } else {
+      __syncwarp();  // the previous step's fragment loads are done with sA/sB
+      for (int e = lane; e < 256; e += 32) {
+        const int r = e / 16, c = e % 16;
+        sA[warp][e] = (row0 + r < M && k0 + c < K) ? A[static_cast<size_t>(row0 + r) * K + k0 + c]
+                                                   : __float2half(0.0f);
+        sB[warp][e] = (k0 + r < K && col0 + c < N) ? B[static_cast<size_t>(k0 + r) * N + col0 + c]
+                                                   : __float2half(0.0f);
+      }
+      __syncwarp();
+      wmma::load_matrix_sync(a, sA[warp], 16);
+      wmma::load_matrix_sync(b, sB[warp], 16);
+    }
+    wmma::mma_sync(acc, a, b, acc);
+  }
+
+  wmma::store_matrix_sync(sC[warp], acc, 16, wmma::mem_row_major);
+  __syncwarp();
+  const int r = lane / 2, c = (lane % 2) * 8;  // 32 lanes x 8 values = the 16x16 tile
+  float v[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) v[i] = sC[warp][r * 16 + c + i];
+  store_chunk<VEC>(epi, v, C, row0 + r, col0 + c, M, N);
+}
+
+template <class Epi>
+int launch_simple(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+                  cudaStream_t stream) {
+  const long long blocks = rl_ceil_div(N, kSimpleBN) * rl_ceil_div(M, kSimpleBM);
+  RL_REQUIRE(blocks <= 0x7fffffffLL);
+  const unsigned grid = static_cast<unsigned>(blocks);
+  const bool vec = N % 8 == 0 && K % 8 == 0 && aligned_to(A, 32) && aligned_to(B, 32) &&
+                   aligned_to(C, 16) && epi.vec_ok();
+  if (vec)
+    simple_wmma_kernel<true, Epi><<<grid, kSimpleWarps * 32, 0, stream>>>(A, B, C, M, N, K, epi);
+  else
+    simple_wmma_kernel<false, Epi><<<grid, kSimpleWarps * 32, 0, stream>>>(A, B, C, M, N, K, epi);
+  return rl_launch_status();
+}
+
+// ---------------------------------------------------------------------------------------
+// v2+: block tile BM x BN staged through shared memory in BK-deep k-tiles, STAGES buffers.
+// Warps form a (BM/WM) x (BN/WN) grid, each owning (WM/16) x (WN/16) accumulator fragments.
+// ASYNC: cp.async loads that overlap the MMAs; else synchronous 16-byte loads.
+// GROUP_M: block rows per raster group (L2 reuse); MIN_BLOCKS: __launch_bounds__ occupancy.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, bool ASYNC_, int GROUP_M_,
+          int MIN_BLOCKS_>
+struct TileCfg {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
+  static constexpr int kStages = STAGES_, kGroupM = GROUP_M_, kMinBlocks = MIN_BLOCKS_;
+  static constexpr bool kAsync = ASYNC_;
+  static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
+  static constexpr int kThreads = kWarpsM * kWarpsN * 32;
+  static constexpr int kFragsM = WM / 16, kFragsN = WN / 16;
+  // +8 halves (16 bytes) per row: the 8 row addresses of one ldmatrix phase land in 8
+  // different 16-byte bank groups, so fragment loads are conflict-free.
+  static constexpr int kLda = BK + 8, kLdb = BN + 8;
+  static constexpr int kAHalves = BM * kLda, kBHalves = BK * kLdb;
+  static constexpr int kStageHalves = kAHalves + kBHalves;
+  static constexpr int kPipeBytes = kStages * kStageHalves * 2;
+  // Epilogue staging: per warp one 16-row strip of its tile in fp32, rows padded by 8 floats
+  // so the fragment stores are conflict-free per half-warp.
+  static constexpr int kLdc = WN + 8;
+  static constexpr int kEpiBytes = (kThreads / 32) * 16 * kLdc * 4;
+  // v6 parks each warp's whole WM x WN result (same row padding) behind the pipeline buffers.
+  static constexpr int kParkBytes = (kThreads / 32) * WM * kLdc * 4;
+  static constexpr int kSmemBytes = kPipeBytes > kEpiBytes ? kPipeBytes : kEpiBytes;
+
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0, "warp grid");
+  static_assert(BK % 16 == 0 && kStages >= 2, "k tiling");
+  static_assert((BM * BK / 8) % kThreads == 0 && (BK * BN / 8) % kThreads == 0, "chunk split");
+  // WMMA fragment pointers must be 32-byte aligned: every stage and operand offset is.
+  static_assert((kAHalves * 2) % 128 == 0 && (kBHalves * 2) % 128 == 0, "stage alignment");
+  static_assert(kSmemBytes <= 227 * 1024, "smem per block");
+};
+
+// Tile index -> (tile row, tile col), walking GROUP_M tile rows column by column so that
+// the blocks resident at once share A row-panels and B column-panels in L2.
+template <int GROUP_M>
+__device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, int &tm, int &tn) {
+  const int group_size = GROUP_M * tiles_n;
+  const int first_m = (pid / group_size) * GROUP_M;
+  const int rows = min(tiles_m - first_m, GROUP_M);
+  const int in_group = pid % group_size;
+  tm = first_m + in_group % rows;
+  tn = in_group / rows;
+}
+
+// Streams successive ROWS x COLS tiles of a row-major matrix X (leading dimension ld) into
+// smem tiles of LDS halves per row, moving by (DR, DC) elements after each tile. A thread
+// owns one column of 16-byte chunks (VEC) or of elements (!VEC) and every kRowStep-th row of
+// it, so the per-tile work is one pointer bump plus a bounds check per row. Out-of-range
+// elements become zero.
+template <class Cfg, int ROWS, int COLS, int LDS, int DR, int DC, bool VEC>
+struct TileLoader {
+  static constexpr int kColsPerThread = VEC ? 8 : 1;
+  static constexpr int kThreadsPerRow = COLS / kColsPerThread;
+  static constexpr int kRowStep = Cfg::kThreads / kThreadsPerRow;
+  static constexpr int kIters = ROWS / kRowStep;
+  static_assert(Cfg::kThreads % kThreadsPerRow == 0 && ROWS % kRowStep == 0, "loader split");
+
+  const half *base;  // the matrix: the harmless source of predicated-off copies
+  const half *src;   // this thread's first element of the current tile
+  size_t step;       // elements between the rows it loads
+  int row, col;      // matrix coordinates of src
+  int dst;           // halves from the smem tile start to its first element
+
+  TileLoader() = default;
+  __device__ __forceinline__ TileLoader(const half *X, int ld, int r0, int c0) : base(X) {
+    const int r = threadIdx.x / kThreadsPerRow;
+    const int c = (threadIdx.x % kThreadsPerRow) * kColsPerThread;
+    row = r0 + r;
+    col = c0 + c;
+    src = X + static_cast<size_t>(row) * ld + col;
+    step = static_cast<size_t>(kRowStep) * ld;
+    dst = r * LDS + c;
+  }
+
+  // The current tile of X[rows x cols] into s. !valid (a k-tile past the end): the async
+  // path zero-fills (keeps the per-thread commit groups uniform), the others skip.
+  __device__ __forceinline__ void load(half *s, int rows, int cols, bool valid) const {
+    const bool col_ok = valid && col < cols;  // VEC: cols % 8 == 0, so the whole chunk
+    if constexpr (VEC && Cfg::kAsync) {
+#pragma unroll
+      for (int i = 0; i < kIters; ++i) {
+        const bool ok = col_ok && row + i * kRowStep < rows;
+        cp_async16(s + dst + i * kRowStep * LDS, ok ? src + i * step : base, ok);
+      }
+    } else {
+      if (!valid) return;
+      using T = typename std::conditional<VEC, uint4, half>::type;
+      T zero;
+      memset(&zero, 0, sizeof(T));
+      T v[kIters];  // all loads in flight before the first store
+#pragma unroll
+      for (int i = 0; i < kIters; ++i) {
+        const bool ok = col_ok && row + i * kRowStep < rows;
+        v[i] = ok ? __ldg(reinterpret_cast<const T *>(src + i * step)) : zero;
+      }
+#pragma unroll
+      for (int i = 0; i < kIters; ++i) *reinterpret_cast<T *>(s + dst + i * kRowStep * LDS) = v[i];
+    }
+  }
+
+  __device__ __forceinline__ void advance(int ld) {
+    row += DR;
+    col += DC;
+    src += static_cast<size_t>(DR) * ld + DC;
+  }
+};
+
+// This warp's fragments of k-step kk (16 deep) of a resident stage.
+template <class Cfg>
+__device__ __forceinline__ void load_frags(const half *s, int wm, int wn, int kk,
+                                           FragA (&a)[Cfg::kFragsM], FragB (&b)[Cfg::kFragsN]) {
+  const half *sA = s + (wm * Cfg::WM) * Cfg::kLda + kk;
+  const half *sB = s + Cfg::kAHalves + kk * Cfg::kLdb + wn * Cfg::WN;
+#pragma unroll
+  for (int i = 0; i < Cfg::kFragsM; ++i)
+    wmma::load_matrix_sync(a[i], sA + i * 16 * Cfg::kLda, Cfg::kLda);
+#pragma unroll
+  for (int j = 0; j < Cfg::kFragsN; ++j) wmma::load_matrix_sync(b[j], sB + j * 16, Cfg::kLdb);
+}
+
+template <class Cfg>
+__device__ __forceinline__ void mma_frags(const FragA (&a)[Cfg::kFragsM],
+                                          const FragB (&b)[Cfg::kFragsN],
+                                          FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN]) {
+#pragma unroll
+  for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::kFragsN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+}
+
+// One 8-column chunk of results from an fp32 staging area (row r, column c of a region with
+// kLdc floats per row) through the functor to C. `swap`: lanes 4..7 of each quarter-warp read
+// their two float4 halves in the other order, so when a quarter-warp reads one staged row the
+// 8 lanes of an LDS.128 phase hit 8 different 16-byte bank groups.
+template <class Cfg, bool VEC, class Epi>
+__device__ __forceinline__ void emit_chunk(const float *region, int r, int c, int swap, half *C,
+                                           int M, int N, int row0, int col0, const Epi &epi) {
+  const float4 *src = reinterpret_cast<const float4 *>(region + r * Cfg::kLdc + c);
+  const float4 x = src[swap], y = src[swap ^ 1];
+  const float4 lo = swap ? y : x, hi = swap ? x : y;
+  float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  store_chunk<VEC>(epi, v, C, row0 + r, col0 + c, M, N);
+}
+
+__device__ __forceinline__ int chunk_swap() { return (threadIdx.x >> 2) & 1; }
+
+// Epilogue: each warp stages one 16-row strip of its accumulators in fp32 smem, then every
+// lane applies the functor to 8-column chunks and stores them (16 bytes on the VEC path; 8
+// lanes cover 128 contiguous bytes of one row). The caller has made the smem free.
+template <class Cfg, bool VEC, class Epi>
+__device__ __forceinline__ void epilogue(float *stage, FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN],
+                                         half *C, int M, int N, int row0, int col0,
+                                         const Epi &epi) {
+  constexpr int kChunksPerRow = Cfg::WN / 8;
+  constexpr int kChunks = 16 * kChunksPerRow;  // a multiple of 32 since WN % 16 == 0
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < Cfg::kFragsM; ++i) {
+#pragma unroll
+    for (int j = 0; j < Cfg::kFragsN; ++j)
+      wmma::store_matrix_sync(stage + j * 16, acc[i][j], Cfg::kLdc, wmma::mem_row_major);
+    __syncwarp();
+#pragma unroll
+    for (int chunk = lane; chunk < kChunks; chunk += 32)
+      emit_chunk<Cfg, VEC>(stage, chunk / kChunksPerRow, (chunk % kChunksPerRow) * 8,
+                           chunk_swap(), C, M, N, row0 + i * 16, col0, epi);
+    __syncwarp();  // all lanes have read the strip before the next one overwrites it
+  }
+}
+
+// The multistage cp.async pipeline over the k-tiles of one block tile. Iteration kt waits for
+// k-tile kt, then refills the buffer that iteration kt-1 computed from (every warp has passed
+// the barrier, so it is free) with k-tile kt+STAGES-1, and computes k-tile kt while that copy
+// is in flight. One __syncthreads per k-tile.
+template <class Cfg, bool VEC>
+struct Pipeline {
+  using LoaderA = TileLoader<Cfg, Cfg::BM, Cfg::BK, Cfg::kLda, 0, Cfg::BK, VEC>;
+  using LoaderB = TileLoader<Cfg, Cfg::BK, Cfg::BN, Cfg::kLdb, Cfg::BK, 0, VEC>;
+  static constexpr bool kAsyncCopy = VEC && Cfg::kAsync;
+
+  half *smem;
+  const half *A, *B;
+  int M, N, K, k_tiles;
+  LoaderA load_a;
+  LoaderB load_b;
+
+  __device__ __forceinline__ Pipeline(half *smem_, const half *A_, const half *B_, int M_, int N_,
+                                      int K_)
+      : smem(smem_), A(A_), B(B_), M(M_), N(N_), K(K_),
+        k_tiles(static_cast<int>(rl_ceil_div(K_, Cfg::BK))) {}
+
+  // k-tiles are loaded strictly in order, so each loader just moves on after every one.
+  __device__ __forceinline__ void load_next(int stage, bool valid) {
+    half *s = smem + stage * Cfg::kStageHalves;
+    load_a.load(s, M, K, valid);
+    load_b.load(s + Cfg::kAHalves, K, N, valid);
+    load_a.advance(K);
+    load_b.advance(N);
+    if constexpr (Cfg::kAsync) cp_async_commit();
+  }
+
+  // Aims the loaders at block tile (m0, n0) and puts its k-tiles 0 .. STAGES-2 in flight, one
+  // commit group each. The buffers must be free (after drain()).
+  __device__ __forceinline__ void start(int m0, int n0) {
+    load_a = LoaderA(A, K, m0, 0);
+    load_b = LoaderB(B, N, 0, n0);
+#pragma unroll
+    for (int s = 0; s < Cfg::kStages - 1; ++s) load_next(s, s < k_tiles);
+  }
+
+  // acc += this warp's (wm, wn) share of the started tile. `between()` runs once per k-tile,
+  // after the first k-step's MMAs are issued: room for work that overlaps them.
+  template <class Between>
+  __device__ __forceinline__ void run(int wm, int wn, FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN],
+                                      Between &&between) {
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      // Groups committed so far: STAGES-1+kt. Leaving STAGES-2 pending completes k-tile kt.
+      if constexpr (Cfg::kAsync) cp_async_wait<Cfg::kStages - 2>();
+      __syncthreads();  // k-tile kt visible to all; every warp is done with k-tile kt-1
+      const half *s = smem + (kt % Cfg::kStages) * Cfg::kStageHalves;
+      const int next = kt + Cfg::kStages - 1;
+      // Synchronous loads stall until their data is in registers: issue them before any
+      // fragment is live. cp.async goes after the first fragment loads, whose latency its
+      // address math then hides.
+      if constexpr (!kAsyncCopy) load_next(next % Cfg::kStages, next < k_tiles);
+      FragA a[Cfg::kFragsM];
+      FragB b[Cfg::kFragsN];
+      load_frags<Cfg>(s, wm, wn, 0, a, b);
+      if constexpr (kAsyncCopy) load_next(next % Cfg::kStages, next < k_tiles);
+      mma_frags<Cfg>(a, b, acc);
+      between();
+#pragma unroll
+      for (int kk = 16; kk < Cfg::BK; kk += 16) {
+        load_frags<Cfg>(s, wm, wn, kk, a, b);
+        mma_frags<Cfg>(a, b, acc);
+      }
+    }
+  }
+
+  // Zero-fill copies of k-tiles past the end may still be landing, and other warps may still
+  // read the last k-tile: after this the buffers are free for anything.
+  __device__ __forceinline__ void drain() {
+    if constexpr (Cfg::kAsync) cp_async_wait<0>();
+    __syncthreads();
+  }
+};
+
+template <class Cfg>
+__device__ __forceinline__ void zero(FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN]) {
+#pragma unroll
+  for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::kFragsN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+}
+
+// v2..v5: one block per output tile; the epilogue reuses the pipeline buffers as staging.
+template <class Cfg, bool VEC, class Epi>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    tiled_wmma_kernel(const half *__restrict__ A, const half *__restrict__ B,
+                      half *__restrict__ C, int M, int N, int K, Epi epi) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const int tiles_m = static_cast<int>(rl_ceil_div(M, Cfg::BM));
+  const int tiles_n = static_cast<int>(rl_ceil_div(N, Cfg::BN));
+  int tm, tn;
+  tile_coords<Cfg::kGroupM>(blockIdx.x, tiles_m, tiles_n, tm, tn);
+  const int warp = threadIdx.x / 32;
+  const int wm = warp / Cfg::kWarpsN, wn = warp % Cfg::kWarpsN;
+
+  Pipeline<Cfg, VEC> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
+  pipe.start(tm * Cfg::BM, tn * Cfg::BN);
+  FragC acc[Cfg::kFragsM][Cfg::kFragsN];
+  zero<Cfg>(acc);
+  pipe.run(wm, wn, acc, [] {});
+  pipe.drain();
+  float *stage = reinterpret_cast<float *>(smem_raw) + warp * 16 * Cfg::kLdc;
+  epilogue<Cfg, VEC>(stage, acc, C, M, N, tm * Cfg::BM + wm * Cfg::WM,
+                     tn * Cfg::BN + wn * Cfg::WN, epi);
+}
+
+// v6: a warp's finished WM x WN results, parked in fp32 in its own smem region (kLdc floats
+// per row) and written out one 8-column chunk per lane at a time, during the next tile's
+// mainloop, whose issue slots are mostly idle while the tensor cores work.
+template <class Cfg, bool VEC, class Epi>
+struct ParkedTile {
+  static constexpr int kChunksPerRow = Cfg::WN / 8;
+  static constexpr int kChunksPerLane = Cfg::WM * kChunksPerRow / 32;
+  static_assert((Cfg::WM * kChunksPerRow) % 32 == 0, "chunks per lane");
+
+  float *region;
+  int row0 = 0, col0 = 0;         // C coordinates of the region's (0, 0)
+  int done = kChunksPerLane;      // chunks this lane has written; all: nothing parked
+
+  // Warp-uniform: every lane has written the same number of chunks.
+  __device__ __forceinline__ void emit_one(half *C, int M, int N, const Epi &epi) {
+    if (done < kChunksPerLane) {
+      const int chunk = done * 32 + threadIdx.x % 32;
+      emit_chunk<Cfg, VEC>(region, chunk / kChunksPerRow, (chunk % kChunksPerRow) * 8,
+                           chunk_swap(), C, M, N, row0, col0, epi);
+      ++done;
+    }
+  }
+
+  __device__ __forceinline__ void emit_rest(half *C, int M, int N, const Epi &epi) {
+    while (done < kChunksPerLane) emit_one(C, M, N, epi);
+  }
+
+  // Call after emit_rest: the region is free once every lane has finished reading it.
+  __device__ __forceinline__ void park(FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN], int r0, int c0) {
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+      for (int j = 0; j < Cfg::kFragsN; ++j)
+        wmma::store_matrix_sync(region + i * 16 * Cfg::kLdc + j * 16, acc[i][j], Cfg::kLdc,
+                                wmma::mem_row_major);
+    __syncwarp();
+    row0 = r0;
+    col0 = c0;
+    done = 0;
+  }
+};
+
+// v6: persistent blocks (grid <= tiles) walk tiles blockIdx.x, +gridDim.x, ... The next tile's
+// first k-tiles are put in flight before the finished tile is parked, and the parked results
+// go out during the next mainloop, so only the last tile's epilogue is exposed.
+template <class Cfg, bool VEC, class Epi>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    persistent_wmma_kernel(const half *__restrict__ A, const half *__restrict__ B,
+                           half *__restrict__ C, int M, int N, int K, Epi epi) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const int tiles_m = static_cast<int>(rl_ceil_div(M, Cfg::BM));
+  const int tiles_n = static_cast<int>(rl_ceil_div(N, Cfg::BN));
+  const int tiles = tiles_m * tiles_n;
+  const int warp = threadIdx.x / 32;
+  const int wm = warp / Cfg::kWarpsN, wn = warp % Cfg::kWarpsN;
+
+  Pipeline<Cfg, VEC> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
+  ParkedTile<Cfg, VEC, Epi> parked;
+  parked.region =
+      reinterpret_cast<float *>(smem_raw + Cfg::kPipeBytes) + warp * Cfg::WM * Cfg::kLdc;
+
+  int tile = blockIdx.x, tm, tn;
+  tile_coords<Cfg::kGroupM>(tile, tiles_m, tiles_n, tm, tn);
+  pipe.start(tm * Cfg::BM, tn * Cfg::BN);
+  for (;;) {
+    FragC acc[Cfg::kFragsM][Cfg::kFragsN];
+    zero<Cfg>(acc);
+    pipe.run(wm, wn, acc, [&] { parked.emit_one(C, M, N, epi); });
+    pipe.drain();
+    const int row0 = tm * Cfg::BM + wm * Cfg::WM, col0 = tn * Cfg::BN + wn * Cfg::WN;
+    tile += gridDim.x;
+    if (tile < tiles) {
+      tile_coords<Cfg::kGroupM>(tile, tiles_m, tiles_n, tm, tn);
+      pipe.start(tm * Cfg::BM, tn * Cfg::BN);
+    }
+    parked.emit_rest(C, M, N, epi);  // what a short K left of the previous tile
+    parked.park(acc, row0, col0);
+    if (tile >= tiles) break;
+  }
+  parked.emit_rest(C, M, N, epi);
+}
+
+// Raise a kernel's dynamic smem limit once (thread-safe static init, one per instantiation).
+template <auto *KERNEL, int BYTES>
+int allow_smem() {
+  if constexpr (BYTES > 48 * 1024) {
+    static const cudaError_t err =
+        cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, BYTES);
+    return static_cast<int>(err);
+  } else {
+    return 0;
+  }
+}
+
+// 16-byte paths need 8-element rows and 16-byte aligned bases (incl. the functor's operands).
+template <class Epi>
+bool vec16_ok(const half *A, const half *B, const half *C, int N, int K, const Epi &epi) {
+  return N % 8 == 0 && K % 8 == 0 && aligned_to(A, 16) && aligned_to(B, 16) &&
+         aligned_to(C, 16) && epi.vec_ok();
+}
+
+template <class Cfg>
+long long tile_count(int M, int N) {
+  return rl_ceil_div(M, Cfg::BM) * rl_ceil_div(N, Cfg::BN);
+}
+
+template <class Cfg, bool VEC, class Epi>
+int launch_tiled_path(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+                      cudaStream_t stream) {
+  constexpr auto *kernel = &tiled_wmma_kernel<Cfg, VEC, Epi>;
+  const int prep = allow_smem<kernel, Cfg::kSmemBytes>();
+  if (prep != 0) return prep;
+  const long long tiles = tile_count<Cfg>(M, N);
+  RL_REQUIRE(tiles <= 0x7fffffffLL);
+  kernel<<<static_cast<unsigned>(tiles), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(A, B, C, M, N,
+                                                                                   K, epi);
+  return rl_launch_status();
+}
+
+template <class Cfg, class Epi>
+int launch_tiled(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+                 cudaStream_t stream) {
+  if (vec16_ok(A, B, C, N, K, epi))
+    return launch_tiled_path<Cfg, true>(A, B, C, M, N, K, epi, stream);
+  return launch_tiled_path<Cfg, false>(A, B, C, M, N, K, epi, stream);
+}
+
+template <class Cfg, bool VEC, class Epi>
+int launch_persistent_path(const half *A, const half *B, half *C, int M, int N, int K,
+                           const Epi &epi, cudaStream_t stream) {
+  constexpr auto *kernel = &persistent_wmma_kernel<Cfg, VEC, Epi>;
+  constexpr int kSmem = Cfg::kPipeBytes + Cfg::kParkBytes;
+  static_assert(kSmem <= 227 * 1024, "persistent smem per block");
+  const int prep = allow_smem<kernel, kSmem>();
+  if (prep != 0) return prep;
+  const long long tiles = tile_count<Cfg>(M, N);
+  RL_REQUIRE(tiles <= 0x7fffffffLL);
+  const long long grid = tiles < rl_sm_count() ? tiles : rl_sm_count();  // one block per SM
+  kernel<<<static_cast<unsigned>(grid), Cfg::kThreads, kSmem, stream>>>(A, B, C, M, N, K, epi);
+  return rl_launch_status();
+}
+
+template <class Cfg, class Epi>
+int launch_persistent(const half *A, const half *B, half *C, int M, int N, int K,
+                      const Epi &epi, cudaStream_t stream) {
+  if (vec16_ok(A, B, C, N, K, epi))
+    return launch_persistent_path<Cfg, true>(A, B, C, M, N, K, epi, stream);
+  return launch_persistent_path<Cfg, false>(A, B, C, M, N, K, epi, stream);
+}
+
+// ---------------------------------------------------------------------------------------
+// The variants. Numbers are the public variant arguments of both families.
+//                        BM   BN  BK  WM  WN  ST  async  GM  minB
+using CfgV2 = TileCfg<128, 128, 32, 64, 32, 2, false, 1, 2>;  // sync loads, 2 buffers
+using CfgV3 = TileCfg<128, 128, 32, 64, 32, 4, true, 1, 2>;   // + cp.async, 4 stages
+using CfgL = TileCfg<128, 256, 32, 64, 64, 4, true, 16, 1>;   // v4: 64x64 warp tiles, raster
+// v5 falls back to these when CfgL's grid leaves SMs idle.
+using CfgM = TileCfg<128, 128, 32, 64, 64, 4, true, 8, 2>;
+using CfgS = TileCfg<64, 64, 32, 32, 32, 4, true, 8, 4>;
+using CfgXS = TileCfg<32, 32, 64, 16, 16, 6, true, 8, 2>;
+// v6: CfgL made persistent; 3 stages leave room for the parked results (223.5 KiB in all).
+using CfgP = TileCfg<128, 256, 32, 64, 64, 3, true, 16, 1>;
+
+constexpr int kVariantCount = 6;
+
+// A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
+inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
+
+// The largest of the fallback tiles that fills the GPU, else the smallest.
+template <class Epi>
+int launch_small(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+                 cudaStream_t stream) {
+  if (fills_gpu(tile_count<CfgM>(M, N))) return launch_tiled<CfgM>(A, B, C, M, N, K, epi, stream);
+  if (fills_gpu(tile_count<CfgS>(M, N))) return launch_tiled<CfgS>(A, B, C, M, N, K, epi, stream);
+  return launch_tiled<CfgXS>(A, B, C, M, N, K, epi, stream);
+}
+
+// Checks shared by both families, then the variant's launch.
+template <class Epi>
+int launch_variant(int variant, const void *A, const void *B, void *C, int M, int N, int K,
+                   const Epi &epi, void *stream) {
+  RL_REQUIRE(variant >= 1 && variant <= kVariantCount);
+  RL_REQUIRE(A != nullptr && B != nullptr && C != nullptr);
+  RL_REQUIRE(M >= 1 && N >= 1 && K >= 1);
+  const half *a = static_cast<const half *>(A);
+  const half *b = static_cast<const half *>(B);
+  half *c = static_cast<half *>(C);
+  cudaStream_t s = rl_stream(stream);
+  switch (variant) {
+    case 1: return launch_simple(a, b, c, M, N, K, epi, s);
+    case 2: return launch_tiled<CfgV2>(a, b, c, M, N, K, epi, s);
+    case 3: return launch_tiled<CfgV3>(a, b, c, M, N, K, epi, s);
+    case 4: return launch_tiled<CfgL>(a, b, c, M, N, K, epi, s);
+    case 5:
+      if (fills_gpu(tile_count<CfgL>(M, N))) return launch_tiled<CfgL>(a, b, c, M, N, K, epi, s);
+      return launch_small(a, b, c, M, N, K, epi, s);
+    default:
+      if (fills_gpu(tile_count<CfgP>(M, N)))
+        return launch_persistent<CfgP>(a, b, c, M, N, K, epi, s);
+      return launch_small(a, b, c, M, N, K, epi, s);
+  }
+}
+
+}  // namespace rlg

@@ -1,0 +1,145 @@
+//! Device buffers: allocation with a clear out-of-memory error, seeded random fill, poison,
+//! and download. Raw pointers for the C launchers come only from here.
+
+use super::Gpu;
+use crate::error::LabError;
+use crate::ffi;
+use anyhow::Result;
+use cudarc::driver::sys::cudaError_enum;
+use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr};
+use half::f16;
+use std::ffi::c_void;
+
+/// fp16 quiet NaN with a payload no kernel produces: an output element still holding it
+/// after a run was never written.
+pub const POISON_F16: u16 = 0x7e5a;
+
+pub struct DevBuf<T> {
+    slice: CudaSlice<T>,
+}
+
+impl<T: DeviceRepr> DevBuf<T> {
+    /// Uninitialised device memory for `len` elements (callers fill it before reading).
+    pub fn alloc(gpu: &Gpu, len: usize, what: &str) -> Result<Self> {
+        let len = len.max(1);
+        // SAFETY: the memory is uninitialised; every constructor path below fills it
+        // (random, poison or upload) before any kernel reads it.
+        let slice = unsafe { gpu.stream().alloc::<T>(len) }.map_err(|e| {
+            if e.0 == cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+                let mib = (len * std::mem::size_of::<T>()) as f64 / (1 << 20) as f64;
+                anyhow::Error::from(LabError::OutOfMemory(format!(
+                    "{what} needs {mib:.0} MiB more than is free; use a smaller size or --hot \
+                     (which needs one buffer set instead of several)"
+                )))
+            } else {
+                anyhow::Error::from(e).context(format!("allocating {what}"))
+            }
+        })?;
+        Ok(DevBuf { slice })
+    }
+
+    /// Wraps memory allocated elsewhere (library workspaces).
+    pub(crate) fn from_slice(slice: CudaSlice<T>) -> Result<Self> {
+        Ok(DevBuf { slice })
+    }
+
+    pub fn len(&self) -> usize {
+        self.slice.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slice.is_empty()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.slice.num_bytes()
+    }
+
+    /// The device address for a C launcher. The buffer outlives every launch that uses it
+    /// because launches are synchronised before buffers drop (the engine syncs each run).
+    pub fn ptr(&self, gpu: &Gpu) -> *mut c_void {
+        let (p, _no_event) = self.slice.device_ptr(gpu.stream());
+        p as *mut c_void
+    }
+
+    pub fn download(&self, gpu: &Gpu) -> Result<Vec<T>> {
+        Ok(gpu.stream().clone_dtoh(&self.slice)?)
+    }
+
+    pub fn upload(gpu: &Gpu, host: &[T], what: &str) -> Result<Self> {
+        let mut b = Self::alloc(gpu, host.len(), what)?;
+        gpu.stream().memcpy_htod(host, &mut b.slice)?;
+        Ok(b)
+    }
+
+    pub fn slice(&self) -> &CudaSlice<T> {
+        &self.slice
+    }
+
+    pub fn slice_mut(&mut self) -> &mut CudaSlice<T> {
+        &mut self.slice
+    }
+}
+
+/// 16-bit float types the GPU can fill with seeded uniform values.
+pub trait RandomFill: DeviceRepr {
+    /// # Safety
+    /// `p` must point to at least `n` elements of this type on the device.
+    unsafe fn fill(p: *mut c_void, n: usize, seed: u64, lo: f32, hi: f32, s: *mut c_void) -> i32;
+}
+
+impl RandomFill for f16 {
+    unsafe fn fill(p: *mut c_void, n: usize, seed: u64, lo: f32, hi: f32, s: *mut c_void) -> i32 {
+        ffi::rl_fill_uniform_f16(p, n, seed, lo, hi, s)
+    }
+}
+
+impl RandomFill for half::bf16 {
+    unsafe fn fill(p: *mut c_void, n: usize, seed: u64, lo: f32, hi: f32, s: *mut c_void) -> i32 {
+        ffi::rl_fill_uniform_bf16(p, n, seed, lo, hi, s)
+    }
+}
+
+impl<T: RandomFill> DevBuf<T> {
+    /// Seeded uniform values in [lo, hi): never zeros, reproducible from the seed.
+    pub fn random(gpu: &Gpu, len: usize, seed: u64, lo: f32, hi: f32, what: &str) -> Result<Self> {
+        let b = Self::alloc(gpu, len, what)?;
+        // SAFETY: b holds b.len() elements of T.
+        let code = unsafe { T::fill(b.ptr(gpu), b.len(), seed, lo, hi, gpu.raw_stream()) };
+        gpu.check_launch(code, "fill_uniform", what)?;
+        Ok(b)
+    }
+}
+
+impl DevBuf<f16> {
+    /// Fills with the poison NaN (before a checked run).
+    pub fn poison(&self, gpu: &Gpu) -> Result<()> {
+        // SAFETY: writes exactly len() u16 values into this buffer.
+        let code =
+            unsafe { ffi::rl_fill_bits_u16(self.ptr(gpu), self.len(), POISON_F16, gpu.raw_stream()) };
+        gpu.check_launch(code, "fill_bits_u16", "poison")
+    }
+
+    /// Output buffer, poisoned.
+    pub fn poisoned(gpu: &Gpu, len: usize, what: &str) -> Result<Self> {
+        let b = Self::alloc(gpu, len, what)?;
+        b.poison(gpu)?;
+        Ok(b)
+    }
+}
+
+impl DevBuf<f32> {
+    pub fn zeros(gpu: &Gpu, len: usize, what: &str) -> Result<Self> {
+        let mut b = Self::alloc(gpu, len, what)?;
+        gpu.stream().memset_zeros(&mut b.slice)?;
+        Ok(b)
+    }
+}
+
+impl DevBuf<u8> {
+    pub fn zeros_bytes(gpu: &Gpu, len: usize, what: &str) -> Result<Self> {
+        let mut b = Self::alloc(gpu, len, what)?;
+        gpu.stream().memset_zeros(&mut b.slice)?;
+        Ok(b)
+    }
+}

@@ -1,0 +1,217 @@
+//! Memory-ceiling kernels as BenchCases: device copy, one read, repeated L2 read, and the
+//! empty kernel (the launch-latency floor).
+
+use crate::ffi;
+use crate::gpu::{DevBuf, Gpu};
+use crate::measure::{BenchCase, CaseId, Verification};
+use crate::results::schema::Shape;
+use crate::roofline::{work, ComputeUnit, Work};
+use anyhow::Result;
+use half::f16;
+
+fn shape_bytes(bytes: u64) -> Shape {
+    Shape::Bytes { bytes }
+}
+
+/// dst = src over `bytes` (even), verified bit for bit.
+pub struct CopyCase {
+    pub bytes: u64,
+    pub variant: u32,
+    pub seed: u64,
+    sets: Vec<(DevBuf<f16>, DevBuf<f16>)>,
+}
+
+impl CopyCase {
+    pub fn new(bytes: u64, variant: u32, seed: u64) -> Self {
+        CopyCase {
+            bytes,
+            variant,
+            seed,
+            sets: Vec::new(),
+        }
+    }
+
+    fn elems(&self) -> usize {
+        (self.bytes / 2) as usize
+    }
+
+    /// Bytes one copy moves (read + written), from the work model.
+    pub fn work_bytes(&self) -> f64 {
+        work::copy(self.bytes).bytes
+    }
+
+    pub fn variants() -> Vec<(u32, String)> {
+        super::variants::list(ffi::rl_copy_variant_count, ffi::rl_copy_variant_name)
+    }
+}
+
+impl BenchCase for CopyCase {
+    fn id(&self) -> CaseId {
+        CaseId::new("copy", "ours", &format!("v{}", self.variant), shape_bytes(self.bytes))
+    }
+    fn work(&self) -> Work {
+        work::copy(self.bytes)
+    }
+    fn set_bytes(&self) -> u64 {
+        2 * self.bytes
+    }
+    fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
+        self.sets.clear();
+        for s in 0..sets {
+            let src = DevBuf::random(gpu, self.elems(), self.seed + s as u64, -1.0, 1.0, "copy source")?;
+            let dst = DevBuf::poisoned(gpu, self.elems(), "copy destination")?;
+            self.sets.push((src, dst));
+        }
+        Ok(())
+    }
+    fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
+        let (src, dst) = &self.sets[set];
+        // SAFETY: src and dst each hold bytes/2 f16 = `bytes` bytes.
+        let code = unsafe {
+            ffi::rl_copy(self.variant as i32, src.ptr(gpu), dst.ptr(gpu), self.bytes as usize, gpu.raw_stream())
+        };
+        gpu.check_launch(code, "copy", &shape_bytes(self.bytes).label())
+    }
+    fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
+        if self.sets.is_empty() {
+            self.prepare(gpu, 1)?;
+        }
+        self.sets[0].1.poison(gpu)?;
+        self.launch(gpu, 0)?;
+        gpu.sync("copy", &shape_bytes(self.bytes).label())?;
+        let (src, dst) = (&self.sets[0].0, &self.sets[0].1);
+        let (a, b) = (src.download(gpu)?, dst.download(gpu)?);
+        let bad = a.iter().zip(&b).filter(|(x, y)| x.to_bits() != y.to_bits()).count();
+        Ok(Verification {
+            passed: bad == 0,
+            rel_err: if bad == 0 { 0.0 } else { bad as f64 / a.len() as f64 },
+            detail: if bad == 0 {
+                "bit-exact against the source".into()
+            } else {
+                format!("{bad} of {} elements differ from the source", a.len())
+            },
+        })
+    }
+}
+
+/// Reads `bytes` once (HBM read bandwidth when bytes >> L2).
+pub struct ReadCase {
+    pub bytes: u64,
+    pub seed: u64,
+    sets: Vec<DevBuf<f16>>,
+    sink: Option<DevBuf<f32>>,
+}
+
+impl ReadCase {
+    pub fn new(bytes: u64, seed: u64) -> Self {
+        ReadCase { bytes: bytes / 16 * 16, seed, sets: Vec::new(), sink: None }
+    }
+}
+
+impl BenchCase for ReadCase {
+    fn id(&self) -> CaseId {
+        CaseId::new("read", "ours", "v1", shape_bytes(self.bytes))
+    }
+    fn work(&self) -> Work {
+        Work { flops: 0.0, bytes: self.bytes as f64, unit: ComputeUnit::Fp32 }
+    }
+    fn set_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
+        self.sets = (0..sets)
+            .map(|s| DevBuf::random(gpu, (self.bytes / 2) as usize, self.seed + s as u64, -1.0, 1.0, "read source"))
+            .collect::<Result<_>>()?;
+        // SAFETY: returns a constant.
+        let n = unsafe { ffi::rl_read_sink_floats() };
+        self.sink = Some(DevBuf::zeros(gpu, n, "read sink")?);
+        Ok(())
+    }
+    fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
+        let sink = self.sink.as_ref().expect("prepared");
+        // SAFETY: the source holds `bytes` bytes; the sink holds rl_read_sink_floats floats.
+        let code = unsafe {
+            ffi::rl_read(self.sets[set].ptr(gpu), self.bytes as usize, sink.ptr(gpu) as *mut f32, gpu.raw_stream())
+        };
+        gpu.check_launch(code, "read", &shape_bytes(self.bytes).label())
+    }
+    fn verify(&mut self, _gpu: &Gpu) -> Result<Verification> {
+        Ok(Verification { passed: true, rel_err: 0.0, detail: "read-only probe: nothing to check".into() })
+    }
+}
+
+/// Every block re-reads an L2-resident working set: the L2 read bandwidth.
+pub struct L2ReadCase {
+    pub bytes: u64,
+    pub passes: i32,
+    total_read: std::cell::Cell<f64>,
+    buf: Option<DevBuf<f16>>,
+    sink: Option<DevBuf<f32>>,
+}
+
+impl L2ReadCase {
+    pub fn new(bytes: u64, passes: i32) -> Self {
+        L2ReadCase { bytes: bytes / 16384 * 16384, passes, total_read: 0.0.into(), buf: None, sink: None }
+    }
+
+    /// Bytes one launch reads (known after the first launch, from the launcher).
+    pub fn bytes_per_launch(&self) -> f64 {
+        self.total_read.get()
+    }
+}
+
+impl BenchCase for L2ReadCase {
+    fn id(&self) -> CaseId {
+        CaseId::new("l2_read", "ours", "v1", shape_bytes(self.bytes))
+    }
+    fn work(&self) -> Work {
+        Work { flops: 0.0, bytes: self.total_read.get(), unit: ComputeUnit::Fp32 }
+    }
+    fn set_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn prepare(&mut self, gpu: &Gpu, _sets: usize) -> Result<()> {
+        self.buf = Some(DevBuf::random(gpu, (self.bytes / 2) as usize, 7, -1.0, 1.0, "L2 working set")?);
+        self.sink = Some(DevBuf::zeros(gpu, unsafe { ffi::rl_read_sink_floats() }, "L2 sink")?);
+        Ok(())
+    }
+    fn launch(&self, gpu: &Gpu, _set: usize) -> Result<()> {
+        let (buf, sink) = (self.buf.as_ref().expect("prepared"), self.sink.as_ref().expect("prepared"));
+        let mut total = 0.0f64;
+        // SAFETY: buf holds `bytes` bytes, sink rl_read_sink_floats floats; total is a local.
+        let code = unsafe {
+            ffi::rl_read_repeat(buf.ptr(gpu), self.bytes as usize, self.passes, sink.ptr(gpu) as *mut f32, &mut total, gpu.raw_stream())
+        };
+        self.total_read.set(total);
+        gpu.check_launch(code, "read_repeat", &shape_bytes(self.bytes).label())
+    }
+    fn verify(&mut self, _gpu: &Gpu) -> Result<Verification> {
+        Ok(Verification { passed: true, rel_err: 0.0, detail: "read-only probe: nothing to check".into() })
+    }
+}
+
+/// An empty kernel: what one launch costs with no work.
+pub struct EmptyCase;
+
+impl BenchCase for EmptyCase {
+    fn id(&self) -> CaseId {
+        CaseId::new("empty", "ours", "v1", Shape::Elems { elems: 0 })
+    }
+    fn work(&self) -> Work {
+        Work { flops: 0.0, bytes: 0.0, unit: ComputeUnit::Fp32 }
+    }
+    fn set_bytes(&self) -> u64 {
+        0
+    }
+    fn prepare(&mut self, _gpu: &Gpu, _sets: usize) -> Result<()> {
+        Ok(())
+    }
+    fn launch(&self, gpu: &Gpu, _set: usize) -> Result<()> {
+        // SAFETY: no pointers.
+        let code = unsafe { ffi::rl_empty(gpu.raw_stream()) };
+        gpu.check_launch(code, "empty", "-")
+    }
+    fn verify(&mut self, _gpu: &Gpu) -> Result<Verification> {
+        Ok(Verification { passed: true, rel_err: 0.0, detail: "no output".into() })
+    }
+}

@@ -1,0 +1,57 @@
+//! Reading a family's variant list from its C launcher functions.
+
+use std::ffi::{c_char, CStr};
+
+/// (number, description) of every variant a family reports.
+pub fn list(count: unsafe extern "C" fn() -> i32, name: unsafe extern "C" fn(i32) -> *const c_char) -> Vec<(u32, String)> {
+    // SAFETY: the count/name functions take no pointers and return static strings or NULL.
+    let n = unsafe { count() };
+    (1..=n)
+        .filter_map(|v| {
+            let p = unsafe { name(v) };
+            (!p.is_null()).then(|| {
+                // SAFETY: non-null pointers from *_variant_name are static C strings.
+                (v as u32, unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+            })
+        })
+        .collect()
+}
+
+/// Parses "v3" or "3" (or "best" = the highest) against a list of variants.
+pub fn parse(s: &str, available: &[(u32, String)], family: &str) -> Result<u32, String> {
+    let max = available.iter().map(|(v, _)| *v).max().unwrap_or(0);
+    if s == "best" || s == "latest" {
+        return Ok(max);
+    }
+    let num = s.trim_start_matches(['v', 'V']);
+    match num.parse::<u32>() {
+        Ok(v) if available.iter().any(|(x, _)| *x == v) => Ok(v),
+        _ => Err(format!(
+            "unknown {family} variant '{s}': choose one of {} or 'best'",
+            available
+                .iter()
+                .map(|(v, _)| format!("v{v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn avail() -> Vec<(u32, String)> {
+        vec![(1, "plain".into()), (2, "tiled".into()), (3, "pipelined".into())]
+    }
+
+    #[test]
+    fn parses_names_numbers_and_best() {
+        assert_eq!(parse("v2", &avail(), "hgemm"), Ok(2));
+        assert_eq!(parse("3", &avail(), "hgemm"), Ok(3));
+        assert_eq!(parse("best", &avail(), "hgemm"), Ok(3));
+        let e = parse("v9", &avail(), "hgemm").unwrap_err();
+        assert!(e.contains("v1, v2, v3"), "{e}");
+        assert!(parse("fast", &avail(), "hgemm").is_err());
+    }
+}

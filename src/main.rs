@@ -1,0 +1,12 @@
+//! The `roofline` command. All logic lives in the library; this only maps errors to exit codes.
+
+fn main() {
+    let code = match roofline_lab::cli::run() {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            roofline_lab::error::exit_code_of(&e)
+        }
+    };
+    std::process::exit(code);
+}

@@ -1,0 +1,13 @@
+//! The measurement engine: honest timing of any BenchCase (events, warm-up, medians, the
+//! noise seen, cold and hot L2, single launches or CUDA-graph replay) with the clocks read
+//! around it.
+
+pub mod case;
+pub mod clocks;
+pub mod cold;
+pub mod engine;
+pub mod stats;
+
+pub use case::{BenchCase, CaseId, Verification};
+pub use engine::{measure, CacheMode, MeasureConfig, Measurement, TimingMode};
+pub use stats::{Stats, StopRule};

@@ -1,0 +1,193 @@
+//! Sample statistics and the adaptive stopping rule.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub p10: f64,
+    pub p90: f64,
+    /// Median absolute deviation from the median.
+    pub mad: f64,
+    /// MAD / median: the relative noise.
+    pub noise: f64,
+    pub n: usize,
+}
+
+/// Linear-interpolated percentile of sorted data, q in [0, 1].
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    assert!(!sorted.is_empty(), "percentile of no samples");
+    let pos = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+fn sorted(xs: &[f64]) -> Vec<f64> {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// Relative noise of samples: MAD / median (0 for fewer than two samples).
+pub fn relative_noise(samples: &[f64]) -> f64 {
+    if samples.len() < 2 {
+        return 0.0;
+    }
+    let s = sorted(samples);
+    let med = percentile(&s, 0.5);
+    let dev = sorted(&s.iter().map(|x| (x - med).abs()).collect::<Vec<_>>());
+    if med > 0.0 {
+        percentile(&dev, 0.5) / med
+    } else {
+        0.0
+    }
+}
+
+pub fn summarize(samples: &[f64]) -> Stats {
+    let s = sorted(samples);
+    let median = percentile(&s, 0.5);
+    let dev = sorted(&s.iter().map(|x| (x - median).abs()).collect::<Vec<_>>());
+    let mad = percentile(&dev, 0.5);
+    Stats {
+        median,
+        min: s[0],
+        max: s[s.len() - 1],
+        p10: percentile(&s, 0.1),
+        p90: percentile(&s, 0.9),
+        mad,
+        noise: if median > 0.0 { mad / median } else { 0.0 },
+        n: s.len(),
+    }
+}
+
+/// When to stop sampling: at least `min_samples` and `min_time_ms`, then as soon as the
+/// relative noise is at most `target_noise`; never past `max_samples` or `max_time_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StopRule {
+    pub min_samples: usize,
+    pub max_samples: usize,
+    pub min_time_ms: f64,
+    pub max_time_ms: f64,
+    pub target_noise: f64,
+}
+
+impl Default for StopRule {
+    fn default() -> Self {
+        StopRule {
+            min_samples: 10,
+            max_samples: 2000,
+            min_time_ms: 100.0,
+            max_time_ms: 3000.0,
+            target_noise: 0.01,
+        }
+    }
+}
+
+impl StopRule {
+    pub fn should_stop(&self, samples: &[f64], elapsed_ms: f64) -> bool {
+        if samples.len() >= self.max_samples || elapsed_ms >= self.max_time_ms {
+            return true;
+        }
+        if samples.len() < self.min_samples || elapsed_ms < self.min_time_ms {
+            return false;
+        }
+        relative_noise(samples) <= self.target_noise
+    }
+
+    /// Checks the rule is usable; the message names the CLI flag to fix.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.min_samples < 1 {
+            return Err("--min-samples must be at least 1".into());
+        }
+        if self.max_samples < self.min_samples {
+            return Err(format!(
+                "--max-samples ({}) must be at least --min-samples ({})",
+                self.max_samples, self.min_samples
+            ));
+        }
+        if !(self.target_noise > 0.0 && self.target_noise < 1.0) {
+            return Err("--target-noise must be a fraction between 0 and 1, e.g. 0.01".into());
+        }
+        if !(self.min_time_ms >= 0.0 && self.max_time_ms > 0.0) || self.max_time_ms < self.min_time_ms
+        {
+            return Err("--max-time-ms must be positive and at least --min-time-ms".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn summary_of_known_samples() {
+        let s = summarize(&[5.0, 1.0, 4.0, 2.0, 3.0]);
+        assert_eq!(s.median, 3.0);
+        assert_eq!(s.min, 1.0);
+        assert_eq!(s.max, 5.0);
+        // p10 at position 0.4 between 1 and 2
+        assert_relative_eq!(s.p10, 1.4);
+        assert_relative_eq!(s.p90, 4.6);
+        // deviations 2,2,1,1,0 -> MAD 1
+        assert_eq!(s.mad, 1.0);
+        assert_relative_eq!(s.noise, 1.0 / 3.0);
+        assert_eq!(s.n, 5);
+    }
+
+    #[test]
+    fn median_of_even_count_interpolates() {
+        assert_eq!(summarize(&[1.0, 2.0, 3.0, 10.0]).median, 2.5);
+    }
+
+    #[test]
+    fn one_sample_has_no_noise() {
+        let s = summarize(&[7.0]);
+        assert_eq!((s.median, s.p10, s.p90, s.noise), (7.0, 7.0, 7.0, 0.0));
+    }
+
+    #[test]
+    fn outlier_barely_moves_median_and_mad() {
+        let mut xs = vec![1.0; 20];
+        xs.push(100.0);
+        let s = summarize(&xs);
+        assert_eq!(s.median, 1.0);
+        assert_eq!(s.noise, 0.0);
+    }
+
+    #[test]
+    fn stop_rule_respects_minimums_noise_and_caps() {
+        let r = StopRule {
+            min_samples: 5,
+            max_samples: 50,
+            min_time_ms: 10.0,
+            max_time_ms: 100.0,
+            target_noise: 0.01,
+        };
+        let quiet = vec![1.0; 5];
+        assert!(!r.should_stop(&quiet[..4], 50.0), "too few samples");
+        assert!(!r.should_stop(&quiet, 5.0), "too little time");
+        assert!(r.should_stop(&quiet, 10.0), "quiet and long enough");
+        let noisy = [1.0, 1.5, 0.7, 1.3, 0.9, 1.2];
+        assert!(!r.should_stop(&noisy, 20.0), "noise above target");
+        assert!(r.should_stop(&noisy, 100.0), "time cap");
+        assert!(r.should_stop(&vec![1.0, 2.0].repeat(25), 20.0), "sample cap");
+    }
+
+    #[test]
+    fn stop_rule_validation_names_flags() {
+        let mut r = StopRule::default();
+        assert!(r.validate().is_ok());
+        r.max_samples = 1;
+        assert!(r.validate().unwrap_err().contains("--max-samples"));
+        r = StopRule {
+            target_noise: 0.0,
+            ..Default::default()
+        };
+        assert!(r.validate().unwrap_err().contains("--target-noise"));
+    }
+}

@@ -1,0 +1,670 @@
+//! Sweep charts, one per experiment, each rendered only when the results
+//! hold that experiment:
+//!
+//! - square: TFLOP/s vs size n (m = n = k), ours per variant and cuBLAS,
+//!   with the tensor ceilings of the records' dtype;
+//! - decode: two panels, GB/s and TFLOP/s vs batch M, cold (solid) and hot
+//!   (dashed), with memory / tensor ceilings;
+//! - elementwise: GB/s vs bytes moved per call (log x) per kernel, with the
+//!   memory ceilings;
+//! - fusion: time per call vs M (log-log) for fused, unfused and cuBLASLt,
+//!   with the launch floors when they fall in range.
+//!
+//! A series is one combination of the attributes that vary within the chart
+//! (implementation and variant, kernel, weight shape, timing, dtype, cache);
+//! its legend label lists only the attributes that vary.
+
+use plotters::style::RGBColor;
+
+use crate::plot::frame::{draw_legend, render_svg, Area, Frame, Glyph, LegendEntry};
+use crate::plot::style::{
+    marker_for_impl, Axis, ColorCycle, Marker, Scale, TickFormat, COMPUTE_PALETTE, DATASHEET,
+    LABEL_SIZE, MEMORY_PALETTE,
+};
+use crate::results::schema::{impl_label, CeilingKind, Record, ResultsFile, Shape};
+
+const SIZE: (u32, u32) = (1200, 740);
+const WIDE: (u32, u32) = (1800, 740);
+const LEGEND_W: u32 = 340;
+
+/// Attributes that tell series apart: `main` picks color and marker,
+/// `cache` picks solid (cold) or dashed (hot).
+struct Attrs {
+    main: Vec<String>,
+    cache: String,
+}
+
+struct SeriesDef<'r> {
+    label: String,
+    color: RGBColor,
+    marker: Marker,
+    dashed: bool,
+    recs: Vec<&'r Record>,
+}
+
+/// Groups records into series; see the module docs.
+fn build_series<'r>(recs: &[&'r Record], attrs: &dyn Fn(&Record) -> Attrs) -> Vec<SeriesDef<'r>> {
+    let all: Vec<(Attrs, &'r Record)> = recs.iter().map(|r| (attrs(r), *r)).collect();
+    let n = all.first().map_or(0, |(a, _)| a.main.len());
+    let varies = |i: usize| all.iter().any(|(a, _)| a.main[i] != all[0].0.main[i]);
+    let main_varying: Vec<usize> = (0..n).filter(|&i| varies(i)).collect();
+    let cache_varies = all.iter().any(|(a, _)| a.cache != all[0].0.cache);
+
+    // group in first-appearance order
+    let mut groups: Vec<(Vec<String>, String, Vec<&'r Record>)> = Vec::new();
+    for (a, r) in all {
+        match groups
+            .iter_mut()
+            .find(|(m, c, _)| *m == a.main && *c == a.cache)
+        {
+            Some(g) => g.2.push(r),
+            None => groups.push((a.main, a.cache, vec![r])),
+        }
+    }
+    groups.sort_by_key(|(_, _, rs)| rs[0].is_library() || rs[0].impl_ == "unfused_cublas");
+
+    let mut colors = ColorCycle::default();
+    let mut assigned: Vec<(Vec<String>, RGBColor)> = Vec::new();
+    groups
+        .into_iter()
+        .map(|(main, cache, mut rs)| {
+            let first = rs[0];
+            let color = match assigned.iter().find(|(m, _)| *m == main) {
+                Some((_, c)) => *c,
+                None => {
+                    let c = colors.next_for(&first.impl_);
+                    assigned.push((main.clone(), c));
+                    c
+                }
+            };
+            let mut parts: Vec<String> = main_varying.iter().map(|&i| main[i].clone()).collect();
+            if parts.is_empty() {
+                parts.push(main.first().cloned().unwrap_or_default());
+            }
+            if cache_varies {
+                parts.push(cache.clone());
+            }
+            rs.sort_by_key(|r| r.shape.primary());
+            SeriesDef {
+                label: parts
+                    .into_iter()
+                    .filter(|p| !p.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                color,
+                marker: marker_for_impl(&first.impl_),
+                dashed: cache_varies && cache == "hot",
+                recs: rs,
+            }
+        })
+        .collect()
+}
+
+/// A horizontal reference line (a ceiling) in a panel.
+struct RefLine {
+    label: String,
+    value: f64,
+    color: RGBColor,
+    dashed: bool,
+}
+
+/// Ceilings of `kind` whose names fit the dtype (a ceiling naming another
+/// dtype, e.g. "tensor_cublas_bf16" for fp16 records, is left out) and pass
+/// `keep`; colored like the roofline.
+fn ref_lines(
+    results: &ResultsFile,
+    kind: CeilingKind,
+    dtype: &str,
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<RefLine> {
+    const DTYPES: [&str; 6] = ["fp16", "bf16", "fp32", "tf32", "fp8", "int8"];
+    let palette: &[RGBColor] = if kind == CeilingKind::Memory {
+        &MEMORY_PALETTE
+    } else {
+        &COMPUTE_PALETTE
+    };
+    let mut i = 0;
+    results
+        .run
+        .ceilings
+        .iter()
+        .filter(|c| c.kind == kind && c.value.is_finite() && c.value > 0.0)
+        .filter(|c| keep(&c.name))
+        .filter(|c| !DTYPES.iter().any(|d| c.name.contains(d)) || c.name.contains(dtype))
+        .map(|c| {
+            let ds = c.is_datasheet();
+            let color = if ds {
+                DATASHEET
+            } else {
+                i += 1;
+                palette[(i - 1) % palette.len()]
+            };
+            RefLine {
+                label: if c.label.is_empty() {
+                    c.name.clone()
+                } else {
+                    c.label.clone()
+                },
+                value: c.value,
+                color,
+                dashed: ds,
+            }
+        })
+        .collect()
+}
+
+/// Draws one panel: series lines and markers, then the reference lines.
+#[allow(clippy::too_many_arguments)]
+fn draw_panel<'b>(
+    root: &Area<'b>,
+    area: &Area<'b>,
+    title: &str,
+    x: Axis,
+    y: Axis,
+    series: &[SeriesDef<'_>],
+    xf: &dyn Fn(&Record) -> f64,
+    yf: &dyn Fn(&Record) -> f64,
+    refs: &[RefLine],
+) -> anyhow::Result<()> {
+    let mut f = Frame::new(root, area, title, x, y)?;
+    for s in series {
+        let pts: Vec<(f64, f64)> = s.recs.iter().map(|r| (xf(r), yf(r))).collect();
+        f.polyline(&pts, s.color, 2, s.dashed)?;
+    }
+    for s in series {
+        for r in &s.recs {
+            f.marker(xf(r), yf(r), s.marker, s.color)?;
+        }
+    }
+    for l in refs {
+        f.hline(l.value, &l.label, l.color, l.dashed, LABEL_SIZE)?;
+    }
+    Ok(())
+}
+
+fn legend_entries(series: &[SeriesDef<'_>], refs: &[&[RefLine]]) -> Vec<LegendEntry> {
+    let mut out = vec![LegendEntry::new(Glyph::Heading, "Series")];
+    for s in series {
+        out.push(LegendEntry::new(
+            Glyph::Series {
+                marker: Some(s.marker),
+                color: s.color,
+                line: true,
+                dashed: s.dashed,
+            },
+            s.label.clone(),
+        ));
+    }
+    if series.iter().any(|s| s.dashed) {
+        out.push(LegendEntry::new(
+            Glyph::Note,
+            "solid: cold cache; dashed: hot cache",
+        ));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    let mut lines = Vec::new();
+    for l in refs.iter().flat_map(|r| r.iter()) {
+        if !seen.contains(&l.label.as_str()) {
+            seen.push(&l.label);
+            lines.push(LegendEntry::new(
+                Glyph::Line {
+                    color: l.color,
+                    dashed: l.dashed,
+                },
+                l.label.clone(),
+            ));
+        }
+    }
+    if !lines.is_empty() {
+        out.push(LegendEntry::new(Glyph::Heading, "Ceilings"));
+        out.extend(lines);
+    }
+    out
+}
+
+fn device(results: &ResultsFile) -> &str {
+    if results.run.device.is_empty() {
+        "unknown device"
+    } else {
+        &results.run.device
+    }
+}
+
+/// Most common dtype among records (for picking ceilings).
+fn main_dtype(recs: &[&Record]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for r in recs {
+        match counts.iter_mut().find(|(d, _)| *d == r.dtype) {
+            Some(c) => c.1 += 1,
+            None => counts.push((&r.dtype, 1)),
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .map(|(d, _)| d.to_string())
+        .unwrap_or_default()
+}
+
+/// "n x k" of a GEMM (the weights of decode/fusion), or the shape label.
+fn weights(shape: &Shape) -> String {
+    match shape {
+        Shape::Gemm { n, k, .. } => format!("N={n} K={k}"),
+        other => other.label(),
+    }
+}
+
+fn positive(v: f64) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+/// Square GEMM sweep: TFLOP/s vs n.
+pub fn square_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
+    let recs: Vec<&Record> = results
+        .records_of("square")
+        .filter(|r| positive(r.tflops) && r.shape.primary() > 0)
+        .collect();
+    if recs.is_empty() {
+        return Ok(None);
+    }
+    let series = build_series(&recs, &|r| Attrs {
+        main: vec![
+            impl_label(&r.impl_, &r.variant),
+            r.kernel.clone(),
+            r.timing.clone(),
+            r.dtype.clone(),
+        ],
+        cache: r.cache.clone(),
+    });
+    let dtype = main_dtype(&recs);
+    let refs = ref_lines(results, CeilingKind::Compute, &dtype, &|n| {
+        n.contains("tensor")
+    });
+    let all_square = recs.iter().all(|r| r.shape.is_square());
+    let xt = if all_square {
+        "Matrix size n (m = n = k)"
+    } else {
+        "M"
+    };
+    let x = Axis::fit(
+        Scale::Log2,
+        recs.iter().map(|r| r.shape.primary() as f64),
+        xt,
+        TickFormat::Number,
+    );
+    let y = Axis::fit(
+        Scale::Linear,
+        recs.iter()
+            .map(|r| r.tflops)
+            .chain(refs.iter().map(|l| l.value)),
+        "TFLOP/s",
+        TickFormat::Number,
+    );
+    let title = format!("Square GEMM ({dtype}) — {}", device(results));
+    let svg = render_svg(SIZE, |root| {
+        let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
+        draw_panel(
+            root,
+            &plot,
+            &title,
+            x,
+            y,
+            &series,
+            &|r| r.shape.primary() as f64,
+            &|r| r.tflops,
+            &refs,
+        )?;
+        draw_legend(&legend, &legend_entries(&series, &[&refs]), 70)
+    })?;
+    Ok(Some(svg))
+}
+
+/// Decode sweep: GB/s (left) and TFLOP/s (right) vs batch M.
+pub fn decode_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
+    let recs: Vec<&Record> = results
+        .records_of("decode")
+        .filter(|r| r.shape.primary() > 0 && r.gbs.is_finite() && r.tflops.is_finite())
+        .collect();
+    if recs.is_empty() {
+        return Ok(None);
+    }
+    let series = build_series(&recs, &|r| Attrs {
+        main: vec![
+            impl_label(&r.impl_, &r.variant),
+            weights(&r.shape),
+            r.kernel.clone(),
+            r.timing.clone(),
+            r.dtype.clone(),
+        ],
+        cache: r.cache.clone(),
+    });
+    let dtype = main_dtype(&recs);
+    let mem_refs = ref_lines(results, CeilingKind::Memory, &dtype, &|_| true);
+    let tc_refs = ref_lines(results, CeilingKind::Compute, &dtype, &|n| {
+        n.contains("tensor")
+    });
+    let xs = || recs.iter().map(|r| r.shape.primary() as f64);
+    let x = Axis::fit(
+        Scale::Log2,
+        xs(),
+        "Batch M (rows of activations)",
+        TickFormat::Number,
+    );
+    let y_bw = Axis::fit(
+        Scale::Linear,
+        recs.iter()
+            .map(|r| r.gbs)
+            .chain(mem_refs.iter().map(|l| l.value)),
+        "GB/s",
+        TickFormat::Number,
+    );
+    let y_tf = Axis::fit(
+        Scale::Linear,
+        recs.iter()
+            .map(|r| r.tflops)
+            .chain(tc_refs.iter().map(|l| l.value)),
+        "TFLOP/s",
+        TickFormat::Number,
+    );
+    let dev = device(results);
+    let svg = render_svg(WIDE, |root| {
+        let (panels, legend) = root.split_horizontally(WIDE.0 - LEGEND_W);
+        let (left, right) = panels.split_horizontally((WIDE.0 - LEGEND_W) / 2);
+        draw_panel(
+            root,
+            &left,
+            &format!("Decode ({dtype}): bandwidth — {dev}"),
+            x.clone(),
+            y_bw,
+            &series,
+            &|r| r.shape.primary() as f64,
+            &|r| r.gbs,
+            &mem_refs,
+        )?;
+        draw_panel(
+            root,
+            &right,
+            &format!("Decode ({dtype}): throughput — {dev}"),
+            x,
+            y_tf,
+            &series,
+            &|r| r.shape.primary() as f64,
+            &|r| r.tflops,
+            &tc_refs,
+        )?;
+        draw_legend(
+            &legend,
+            &legend_entries(&series, &[&mem_refs, &tc_refs]),
+            70,
+        )
+    })?;
+    Ok(Some(svg))
+}
+
+/// Elementwise sweep: GB/s vs bytes moved per call.
+pub fn elementwise_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
+    let recs: Vec<&Record> = results
+        .records_of("elementwise")
+        .filter(|r| positive(r.bytes) && r.gbs.is_finite())
+        .collect();
+    if recs.is_empty() {
+        return Ok(None);
+    }
+    let mut series = build_series(&recs, &|r| Attrs {
+        main: vec![
+            r.kernel.clone(),
+            impl_label(&r.impl_, &r.variant),
+            r.timing.clone(),
+            r.dtype.clone(),
+        ],
+        cache: r.cache.clone(),
+    });
+    for s in &mut series {
+        s.recs.sort_by(|a, b| a.bytes.total_cmp(&b.bytes));
+    }
+    let dtype = main_dtype(&recs);
+    let refs = ref_lines(results, CeilingKind::Memory, &dtype, &|_| true);
+    let x = Axis::fit(
+        Scale::Log2,
+        recs.iter().map(|r| r.bytes),
+        "Bytes moved per call (work model)",
+        TickFormat::Bytes,
+    );
+    let y = Axis::fit(
+        Scale::Linear,
+        recs.iter()
+            .map(|r| r.gbs)
+            .chain(refs.iter().map(|l| l.value)),
+        "GB/s",
+        TickFormat::Number,
+    );
+    let title = format!("Elementwise kernels ({dtype}) — {}", device(results));
+    let svg = render_svg(SIZE, |root| {
+        let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
+        draw_panel(
+            root,
+            &plot,
+            &title,
+            x,
+            y,
+            &series,
+            &|r| r.bytes,
+            &|r| r.gbs,
+            &refs,
+        )?;
+        draw_legend(&legend, &legend_entries(&series, &[&refs]), 70)
+    })?;
+    Ok(Some(svg))
+}
+
+/// Legend name of a fusion implementation.
+fn fusion_label(impl_: &str, variant: &str) -> String {
+    let v = if variant.is_empty() {
+        String::new()
+    } else {
+        format!(" {variant}")
+    };
+    match impl_ {
+        "ours" => format!("fused (ours{v})"),
+        "unfused" => format!("unfused (ours{v})"),
+        "unfused_cublas" => "unfused (cuBLAS GEMM + epilogue)".to_string(),
+        "cublaslt" => "cuBLASLt fused epilogue".to_string(),
+        other => impl_label(other, variant),
+    }
+}
+
+/// Fusion sweep: time per call vs M.
+pub fn fusion_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
+    let recs: Vec<&Record> = results
+        .records_of("fusion")
+        .filter(|r| positive(r.median_ms) && r.shape.primary() > 0)
+        .collect();
+    if recs.is_empty() {
+        return Ok(None);
+    }
+    let series = build_series(&recs, &|r| Attrs {
+        main: vec![
+            fusion_label(&r.impl_, &r.variant),
+            weights(&r.shape),
+            r.kernel.clone(),
+            r.timing.clone(),
+            r.dtype.clone(),
+        ],
+        cache: r.cache.clone(),
+    });
+    let dtype = main_dtype(&recs);
+    let floors: Vec<RefLine> = ref_lines(results, CeilingKind::Latency, &dtype, &|_| true);
+    let x = Axis::fit(
+        Scale::Log2,
+        recs.iter().map(|r| r.shape.primary() as f64),
+        "M (rows of activations)",
+        TickFormat::Number,
+    );
+    let y = Axis::fit(
+        Scale::Log10,
+        recs.iter().map(|r| r.median_us()),
+        "Time per call (µs, median)",
+        TickFormat::Number,
+    );
+    let floors: Vec<RefLine> = floors.into_iter().filter(|l| y.contains(l.value)).collect();
+    let kernel = recs[0].kernel.clone();
+    let title = format!("Fusion: {kernel} ({dtype}) — {}", device(results));
+    let svg = render_svg(SIZE, |root| {
+        let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
+        draw_panel(
+            root,
+            &plot,
+            &title,
+            x,
+            y,
+            &series,
+            &|r| r.shape.primary() as f64,
+            &|r| r.median_us(),
+            &floors,
+        )?;
+        draw_legend(&legend, &legend_entries(&series, &[&floors]), 70)
+    })?;
+    Ok(Some(svg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::tests::{assert_well_formed, svg_texts};
+    use crate::results::schema::tests::fixture;
+
+    fn texts(svg: &str) -> String {
+        svg_texts(svg).join("\n")
+    }
+
+    #[test]
+    fn square_chart() {
+        let svg = square_svg(&fixture()).unwrap().unwrap();
+        assert_well_formed(&svg);
+        let t = texts(&svg);
+        for want in [
+            "Square GEMM (fp16) — NVIDIA H200",
+            "Matrix size n (m = n = k)",
+            "TFLOP/s",
+            "ours v1",
+            "ours v4",
+            "cuBLAS",
+            "WMMA tensor 598 TFLOP/s",
+            "cuBLAS FP16 tensor 712 TFLOP/s",
+            "4096",
+        ] {
+            assert!(t.contains(want), "missing {want:?}");
+        }
+        // the bf16 ceiling does not apply to fp16 records
+        assert!(!t.contains("BF16"));
+    }
+
+    #[test]
+    fn decode_chart_has_two_panels() {
+        let svg = decode_svg(&fixture()).unwrap().unwrap();
+        assert_well_formed(&svg);
+        let t = texts(&svg);
+        for want in [
+            "bandwidth — NVIDIA H200",
+            "throughput — NVIDIA H200",
+            "GB/s",
+            "TFLOP/s",
+            "Batch M (rows of activations)",
+            "ours v2, cold",
+            "cuBLAS, hot",
+            "HBM copy 4.25 TB/s",
+            "L2 read 9.85 TB/s",
+            "dashed: hot cache",
+        ] {
+            assert!(t.contains(want), "missing {want:?}");
+        }
+        assert!(svg.contains("stroke-dasharray") || svg.matches("<polyline").count() > 8);
+    }
+
+    #[test]
+    fn elementwise_chart() {
+        let svg = elementwise_svg(&fixture()).unwrap().unwrap();
+        assert_well_formed(&svg);
+        let t = texts(&svg);
+        for want in [
+            "Elementwise kernels (fp16) — NVIDIA H200",
+            "Bytes moved per call (work model)",
+            "GB/s",
+            "relu, cold",
+            "gelu, hot",
+            "layernorm, cold",
+            "copy, cold",
+            "HBM copy 4.25 TB/s",
+            "GiB",
+        ] {
+            assert!(t.contains(want), "missing {want:?}");
+        }
+    }
+
+    #[test]
+    fn fusion_chart() {
+        let svg = fusion_svg(&fixture()).unwrap().unwrap();
+        assert_well_formed(&svg);
+        let t = texts(&svg);
+        for want in [
+            "Fusion: gemm_bias_gelu (fp16) — NVIDIA H200",
+            "Time per call (µs, median)",
+            "M (rows of activations)",
+            "fused (ours v1)",
+            "unfused (ours v1)",
+            "unfused (cuBLAS GEMM + epilogue)",
+            "cuBLASLt fused epilogue",
+        ] {
+            assert!(t.contains(want), "missing {want:?}");
+        }
+    }
+
+    #[test]
+    fn absent_experiments_give_none() {
+        let mut f = fixture();
+        f.records.retain(|r| r.experiment == "bench");
+        assert!(square_svg(&f).unwrap().is_none());
+        assert!(decode_svg(&f).unwrap().is_none());
+        assert!(elementwise_svg(&f).unwrap().is_none());
+        assert!(fusion_svg(&f).unwrap().is_none());
+    }
+
+    #[test]
+    fn single_point_series_still_render() {
+        let mut f = fixture();
+        f.records
+            .retain(|r| r.experiment == "square" && r.impl_ == "cublas");
+        f.records.truncate(1);
+        let svg = square_svg(&f).unwrap().unwrap();
+        assert_well_formed(&svg);
+        assert!(texts(&svg).contains("cuBLAS"));
+    }
+
+    #[test]
+    fn series_labels_only_name_what_varies() {
+        let f = fixture();
+        let recs: Vec<&Record> = f.records_of("decode").collect();
+        let s = build_series(&recs, &|r| Attrs {
+            main: vec![impl_label(&r.impl_, &r.variant), r.timing.clone()],
+            cache: r.cache.clone(),
+        });
+        let labels: Vec<&str> = s.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "ours v2, cold",
+                "ours v2, hot",
+                "cuBLAS, cold",
+                "cuBLAS, hot"
+            ]
+        );
+        // cold and hot of one implementation share a color, differ in dash
+        assert_eq!(s[0].color, s[1].color);
+        assert!(!s[0].dashed && s[1].dashed);
+        assert_ne!(s[0].color, s[2].color);
+        assert!(s[0]
+            .recs
+            .windows(2)
+            .all(|w| w[0].shape.primary() <= w[1].shape.primary()));
+    }
+}

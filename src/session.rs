@@ -1,0 +1,153 @@
+//! A measuring session: the GPU, the ceilings used for placement, and the records so far.
+//! This is the API kernel families plug into: hand it a BenchCase, get back a Record that
+//! was verified, timed and placed on the roofline.
+
+use crate::datasheet::{self, Datasheet};
+use crate::gpu::{DeviceProps, Gpu};
+use crate::measure::{self, BenchCase, MeasureConfig, Verification};
+use crate::results::schema::{Record, ResultsFile, RunInfo};
+use crate::roofline::{place, MeasuredCeilings};
+use anyhow::Result;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by the Ctrl-C handler; long runs check it between cases.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+pub struct Session {
+    pub gpu: Gpu,
+    pub ceilings: MeasuredCeilings,
+    pub datasheet: Datasheet,
+    pub records: Vec<Record>,
+    /// Print one line per measured case to stderr.
+    pub verbose: bool,
+}
+
+impl Session {
+    pub fn new(gpu: Gpu, ceilings: MeasuredCeilings) -> Self {
+        let datasheet = datasheet::for_device(gpu.props());
+        Session {
+            gpu,
+            ceilings,
+            datasheet,
+            records: Vec::new(),
+            verbose: true,
+        }
+    }
+
+    pub fn is_interrupted(&self) -> bool {
+        INTERRUPTED.load(Ordering::Relaxed)
+    }
+
+    pub fn run_info(&self) -> RunInfo {
+        run_info(self.gpu.props(), &self.ceilings, &self.datasheet)
+    }
+
+    pub fn results(&self) -> ResultsFile {
+        ResultsFile {
+            run: self.run_info(),
+            records: self.records.clone(),
+        }
+    }
+
+    /// Verifies (unless `verify` is false), measures and places one case, keeps the
+    /// record and returns it. A failed verification is recorded (verified = false), not
+    /// hidden; the caller decides the exit code.
+    pub fn run(
+        &mut self,
+        case: &mut dyn BenchCase,
+        experiment: &str,
+        cfg: &MeasureConfig,
+        verify: bool,
+    ) -> Result<Record> {
+        let id = case.id();
+        let verification = if verify {
+            let v = case.verify(&self.gpu)?;
+            if !v.passed {
+                eprintln!("FAILED verification: {}: {}", id.describe(), v.detail);
+            }
+            Some(v)
+        } else {
+            None
+        };
+        let m = measure::measure(&self.gpu, case, cfg)?;
+        for w in &m.warnings {
+            eprintln!("warning: {}: {w}", id.describe());
+        }
+        let work = case.work();
+        let p = place(&work, m.stats.median, &self.ceilings.roofs(cfg.timing));
+        let record = Record {
+            experiment: experiment.into(),
+            kernel: id.kernel.clone(),
+            impl_: id.impl_.clone(),
+            variant: id.variant.clone(),
+            shape: id.shape.clone(),
+            dtype: id.dtype.clone(),
+            cache: m.cache.as_str().into(),
+            timing: m.timing.as_str().into(),
+            median_ms: m.stats.median,
+            min_ms: m.stats.min,
+            p10_ms: m.stats.p10,
+            p90_ms: m.stats.p90,
+            noise: m.stats.noise,
+            samples: m.stats.n as u32,
+            flops: work.flops,
+            bytes: work.bytes,
+            tflops: p.tflops,
+            gbs: p.gbs,
+            ai: p.ai,
+            bound: p.bound.as_str().into(),
+            pct_attainable: p.pct_attainable,
+            verified: verification.as_ref().is_some_and(|v| v.passed),
+            max_rel_err: verification.as_ref().map(|v: &Verification| v.rel_err),
+            clocks: m.clocks.clone(),
+        };
+        if self.verbose {
+            eprintln!(
+                "  {:<44} {:>6} {:>6}  {:>10.4} ms  ±{:>4.1}%  {:>8.1} TFLOP/s {:>8.1} GB/s{}",
+                id.describe(),
+                record.cache,
+                record.timing,
+                record.median_ms,
+                record.noise * 100.0,
+                record.tflops,
+                record.gbs,
+                match &verification {
+                    Some(v) if v.passed => "  ok",
+                    Some(_) => "  FAILED",
+                    None => "",
+                }
+            );
+        }
+        self.records.push(record.clone());
+        Ok(record)
+    }
+
+    /// Records whose verification ran and failed.
+    pub fn failures(&self) -> Vec<&Record> {
+        self.records
+            .iter()
+            .filter(|r| r.max_rel_err.is_some() && !r.verified)
+            .collect()
+    }
+}
+
+pub fn run_info(props: &DeviceProps, ceilings: &MeasuredCeilings, ds: &Datasheet) -> RunInfo {
+    RunInfo {
+        device: props.name.clone(),
+        driver: props
+            .driver_release
+            .clone()
+            .unwrap_or_else(|| DeviceProps::cuda_version_string(props.driver_cuda_version)),
+        cuda_runtime: DeviceProps::cuda_version_string(crate::gpu::built_cuda_version()),
+        git_commit: crate::GIT_COMMIT.into(),
+        date: now_rfc3339(),
+        tool_version: crate::VERSION.into(),
+        ceilings: ceilings.to_ceilings(ds),
+    }
+}
+
+pub fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| "unknown".into())
+}

@@ -1,0 +1,135 @@
+//! Comparing an fp16 output with a reference: relative Frobenius error, an elementwise
+//! tolerance (approx), and poison/NaN detection. NaN never passes.
+
+use crate::gpu::POISON_F16;
+use half::f16;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerance {
+    /// Maximum ||out - ref||_F / ||ref||_F.
+    pub rel_fro: f64,
+    /// Elementwise: |out - ref| <= atol_rms * rms(ref) + rtol * |ref|.
+    pub rtol: f64,
+    pub atol_rms: f64,
+}
+
+impl Tolerance {
+    /// fp16 output of fp32-accumulated products (issue: 1e-2 against cuBLAS).
+    pub const GEMM: Tolerance = Tolerance { rel_fro: 1e-2, rtol: 1e-2, atol_rms: 1e-2 };
+    /// fp16 output of fp32 elementwise math: a couple of fp16 ulps.
+    pub const ELEMENTWISE: Tolerance = Tolerance { rel_fro: 2e-3, rtol: 2e-3, atol_rms: 1e-3 };
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub rel_fro: f64,
+    pub max_abs: f64,
+    /// Elements outside the elementwise tolerance.
+    pub out_of_tol: usize,
+    /// Elements still holding the poison pattern (never written).
+    pub unwritten: usize,
+    /// NaN or infinite elements other than poison.
+    pub non_finite: usize,
+    pub passed: bool,
+}
+
+impl Comparison {
+    pub fn summary(&self, against: &str) -> String {
+        let mut s = format!("vs {against}: rel err {:.2e}, max abs {:.2e}", self.rel_fro, self.max_abs);
+        if self.unwritten > 0 {
+            s += &format!(", {} elements never written", self.unwritten);
+        }
+        if self.non_finite > 0 {
+            s += &format!(", {} NaN/inf", self.non_finite);
+        }
+        if self.out_of_tol > 0 {
+            s += &format!(", {} elements out of tolerance", self.out_of_tol);
+        }
+        s
+    }
+}
+
+pub fn compare(out: &[f16], reference: &[f64], tol: Tolerance) -> Comparison {
+    assert_eq!(out.len(), reference.len(), "output and reference lengths differ");
+    let n = reference.len().max(1) as f64;
+    let ref_sq: f64 = reference.iter().map(|r| r * r).sum();
+    let rms = (ref_sq / n).sqrt();
+    let (mut diff_sq, mut max_abs) = (0.0f64, 0.0f64);
+    let (mut out_of_tol, mut unwritten, mut non_finite) = (0, 0, 0);
+    for (o, r) in out.iter().zip(reference) {
+        if o.to_bits() == POISON_F16 {
+            unwritten += 1;
+            continue;
+        }
+        let v = o.to_f64();
+        if !v.is_finite() {
+            non_finite += 1;
+            continue;
+        }
+        let d = (v - r).abs();
+        diff_sq += d * d;
+        max_abs = max_abs.max(d);
+        if !approx::relative_eq!(v, *r, epsilon = tol.atol_rms * rms, max_relative = tol.rtol) {
+            out_of_tol += 1;
+        }
+    }
+    let rel_fro = if ref_sq > 0.0 { (diff_sq / ref_sq).sqrt() } else { diff_sq.sqrt() };
+    let passed = unwritten == 0 && non_finite == 0 && out_of_tol == 0 && rel_fro <= tol.rel_fro;
+    Comparison { rel_fro, max_abs, out_of_tol, unwritten, non_finite, passed }
+}
+
+/// Reference given as fp16 (e.g. cuBLAS output).
+pub fn compare_f16(out: &[f16], reference: &[f16], tol: Tolerance) -> Comparison {
+    let r: Vec<f64> = reference.iter().map(|v| v.to_f64()).collect();
+    compare(out, &r, tol)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(v: &[f64]) -> Vec<f16> {
+        v.iter().map(|x| f16::from_f64(*x)).collect()
+    }
+
+    #[test]
+    fn identical_passes_with_zero_error() {
+        let r = [1.0, -2.0, 3.5];
+        let c = compare(&h(&r), &r, Tolerance::GEMM);
+        assert!(c.passed);
+        assert_eq!(c.rel_fro, 0.0);
+    }
+
+    #[test]
+    fn poison_and_nan_fail() {
+        let r = [1.0, 2.0, 3.0];
+        let mut o = h(&r);
+        o[1] = f16::from_bits(POISON_F16);
+        let c = compare(&o, &r, Tolerance::GEMM);
+        assert!(!c.passed);
+        assert_eq!(c.unwritten, 1);
+        o[1] = f16::NAN;
+        let c = compare(&o, &r, Tolerance::GEMM);
+        assert_eq!((c.non_finite, c.passed), (1, false));
+    }
+
+    #[test]
+    fn small_error_passes_big_error_fails() {
+        let r: Vec<f64> = (1..100).map(|i| i as f64 / 10.0).collect();
+        let close: Vec<f64> = r.iter().map(|x| x * (1.0 + 1e-3)).collect();
+        assert!(compare(&h(&close), &r, Tolerance::GEMM).passed);
+        let mut far = close.clone();
+        far[5] += 1.0;
+        let c = compare(&h(&far), &r, Tolerance::GEMM);
+        assert!(!c.passed);
+        assert_eq!(c.out_of_tol, 1);
+    }
+
+    #[test]
+    fn rel_fro_by_hand() {
+        // ref [3,4] (norm 5), out [3,5] -> diff norm 1 -> 0.2
+        let c = compare(&h(&[3.0, 5.0]), &[3.0, 4.0], Tolerance::GEMM);
+        assert!((c.rel_fro - 0.2).abs() < 1e-12);
+        assert!(!c.passed);
+    }
+}

@@ -1,0 +1,128 @@
+//! Float64 CPU references. Inputs are the exact fp16 values the GPU saw.
+
+use half::f16;
+
+/// GELU in f64. kind 0: tanh approximation, 1: erf.
+pub fn gelu(x: f64, kind: i32) -> f64 {
+    if kind == 0 {
+        let u = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+        0.5 * x * (1.0 + u.tanh())
+    } else {
+        0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2))
+    }
+}
+
+/// erf from libm (a port of the FreeBSD msun implementation, accurate to ~1 ulp).
+pub fn erf(x: f64) -> f64 {
+    libm::erf(x)
+}
+
+/// Rows `rows` of C = A . B (optionally gelu(A . B + bias)), row-major, in f64.
+pub fn gemm_rows(
+    a: &[f16],
+    b: &[f16],
+    bias: Option<(&[f16], i32)>,
+    n: usize,
+    k: usize,
+    rows: &[usize],
+) -> Vec<f64> {
+    let bf: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
+    let mut out = vec![0.0f64; rows.len() * n];
+    for (ri, &r) in rows.iter().enumerate() {
+        let acc = &mut out[ri * n..(ri + 1) * n];
+        for kk in 0..k {
+            let av = a[r * k + kk].to_f64();
+            let brow = &bf[kk * n..(kk + 1) * n];
+            for (o, bv) in acc.iter_mut().zip(brow) {
+                *o += av * bv;
+            }
+        }
+        if let Some((bias, kind)) = bias {
+            for (o, bv) in acc.iter_mut().zip(bias) {
+                *o = gelu(*o + bv.to_f64(), kind);
+            }
+        }
+    }
+    out
+}
+
+pub fn relu(x: &[f16]) -> Vec<f64> {
+    x.iter().map(|v| v.to_f64().max(0.0)).collect()
+}
+
+pub fn gelu_all(x: &[f16], kind: i32) -> Vec<f64> {
+    x.iter().map(|v| gelu(v.to_f64(), kind)).collect()
+}
+
+/// LayerNorm rows in f64 (biased variance, like torch).
+pub fn layernorm(x: &[f16], gamma: &[f16], beta: &[f16], hidden: usize, eps: f64) -> Vec<f64> {
+    let mut out = Vec::with_capacity(x.len());
+    for row in x.chunks(hidden) {
+        let v: Vec<f64> = row.iter().map(|h| h.to_f64()).collect();
+        let mean = v.iter().sum::<f64>() / hidden as f64;
+        let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / hidden as f64;
+        let inv = 1.0 / (var + eps).sqrt();
+        for (i, x) in v.iter().enumerate() {
+            out.push((x - mean) * inv * gamma[i].to_f64() + beta[i].to_f64());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    fn h(v: &[f32]) -> Vec<f16> {
+        v.iter().map(|x| f16::from_f32(*x)).collect()
+    }
+
+    #[test]
+    fn erf_matches_known_values() {
+        assert_relative_eq!(erf(0.5), 0.520_499_877_813_046_5, max_relative = 1e-13);
+        assert_relative_eq!(erf(1.0), 0.842_700_792_949_714_9, max_relative = 1e-13);
+        assert_relative_eq!(erf(3.0), 0.999_977_909_503_001_4, max_relative = 1e-13);
+        assert_relative_eq!(erf(-2.0), -0.995_322_265_018_952_7, max_relative = 1e-13);
+        assert_eq!(erf(0.0), 0.0);
+    }
+
+    #[test]
+    fn gelu_forms_agree_closely_and_hit_known_points() {
+        assert_relative_eq!(gelu(1.0, 1), 0.841_344_746_068_542_9, max_relative = 1e-12);
+        assert!((gelu(1.0, 0) - gelu(1.0, 1)).abs() < 1e-3);
+        assert_eq!(gelu(0.0, 0), 0.0);
+        assert!(gelu(-10.0, 1).abs() < 1e-20);
+    }
+
+    #[test]
+    fn gemm_rows_by_hand() {
+        // A = [[1,2],[3,4]], B = [[5,6],[7,8]] -> C = [[19,22],[43,50]]
+        let a = h(&[1., 2., 3., 4.]);
+        let b = h(&[5., 6., 7., 8.]);
+        assert_eq!(gemm_rows(&a, &b, None, 2, 2, &[0, 1]), vec![19., 22., 43., 50.]);
+        assert_eq!(gemm_rows(&a, &b, None, 2, 2, &[1]), vec![43., 50.]);
+        let bias = h(&[-19., 0.]);
+        let fused = gemm_rows(&a, &b, Some((&bias, 1)), 2, 2, &[0]);
+        assert_eq!(fused[0], 0.0);
+        assert_relative_eq!(fused[1], gelu(22.0, 1));
+    }
+
+    #[test]
+    fn layernorm_by_hand() {
+        // row [1,2,3,4]: mean 2.5, var 1.25
+        let x = h(&[1., 2., 3., 4.]);
+        let g = h(&[1., 1., 2., 1.]);
+        let b = h(&[0., 0., 0., 1.]);
+        let y = layernorm(&x, &g, &b, 4, 0.0);
+        let s = 1.25f64.sqrt();
+        assert_relative_eq!(y[0], -1.5 / s);
+        assert_relative_eq!(y[2], 2.0 * 0.5 / s);
+        assert_relative_eq!(y[3], 1.5 / s + 1.0);
+    }
+
+    #[test]
+    fn relu_clamps() {
+        assert_eq!(relu(&h(&[-1.0, 0.5])), vec![0.0, 0.5]);
+    }
+}
