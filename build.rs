@@ -123,7 +123,8 @@ fn embed_git_commit() {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
     let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
     let suffix = if dirty { "-dirty" } else { "" };
     println!("cargo:rustc-env=ROOFLINE_GIT_COMMIT={commit}{suffix}");
 }

@@ -58,6 +58,9 @@ const char *const kNames[rlg::kVariantCount] = {
     "v4 128x256, 64x64 warp tiles + bias+GELU epilogue",
     "v5 auto tile (v4 or smaller when SMs idle) + bias+GELU epilogue",
     "v6 persistent 128x256, epilogue overlapped with the next tile + bias+GELU epilogue",
+    "v7 pipelined 128x256x64, double-buffered fragments + bias+GELU epilogue",
+    "v8 pipelined 128x128x32, 2 blocks per SM + bias+GELU epilogue",
+    "v9 pipelined 128x256x32, 5 stages + bias+GELU epilogue",
 };
 
 template <int KIND>

@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int m = 0; m < MB; ++m) acc[m] = 0.0f;
   if (n < N) {
-#pragma unroll 2
+#pragma unroll(MB <= 4 ? 8 : 2)  // loads in flight, within registers
     for (int k = warp; k < K; k += kWarps) {
       const float w = __half2float(W[(size_t)k * N + n]);
 #pragma unroll
@@ -352,32 +352,33 @@ __global__ void __launch_bounds__(kThreads, kMmaBlocksPerSm)
 #pragma unroll
     for (int j = 0; j < MB / 4; ++j) acc.v[i][j] = 0.0f;
 
-  // Groups of 4 quads: [ga, gb) overlap the range; those in [fa, fb) lie inside it and inside K
-  // and skip the bounds checks. Only the first and the last group can be partial.
+  // Groups of 4 quads: [ga, gb) overlap the range; those in [fa, fb) lie inside it and inside K.
+  // Batches of up to U groups keep 4 U loads of 16 bytes in flight per lane; a batch that holds
+  // a partial group (only the first and the last group can be) takes the bounds-checked loads.
+  constexpr int U = kMmaUnroll<MB>;
   const int ga = qa / 4, gb = qa < qb ? (qb + 3) / 4 : ga;
   const int fa = (qa + 3) / 4, fb = min(qb / 4, K / 16);
   for (int gi = ga; gi < gb;) {
-    uint4 w[kMmaUnroll<MB>][4];
-    uint2 a[kMmaUnroll<MB>][2];
-    const bool whole = gi >= fa && gi < fb;
-    if (whole && gi + kMmaUnroll<MB> <= fb) {  // 4 kMmaUnroll loads of 16 bytes in flight
+    const int cnt = min(U, gb - gi);
+    uint4 w[U][4];
+    uint2 a[U][2];
+    if (gi >= fa && gi + cnt <= fb) {
 #pragma unroll
-      for (int u = 0; u < kMmaUnroll<MB>; ++u)
-        mma_group_load<MB, false>(x, W, M, N, K, n, col_ok, (gi + u) * 16, t, g, qa, qb, xvec,
-                                  w[u], a[u]);
-#pragma unroll
-      for (int u = 0; u < kMmaUnroll<MB>; ++u) mma_group_compute<MB>(acc, w[u], a[u]);
-      gi += kMmaUnroll<MB>;
+      for (int u = 0; u < U; ++u)
+        if (u < cnt)
+          mma_group_load<MB, false>(x, W, M, N, K, n, col_ok, (gi + u) * 16, t, g, qa, qb, xvec,
+                                    w[u], a[u]);
     } else {
-      if (whole)
-        mma_group_load<MB, false>(x, W, M, N, K, n, col_ok, gi * 16, t, g, qa, qb, xvec, w[0],
-                                  a[0]);
-      else
-        mma_group_load<MB, true>(x, W, M, N, K, n, col_ok, gi * 16, t, g, qa, qb, xvec, w[0],
-                                 a[0]);
-      mma_group_compute<MB>(acc, w[0], a[0]);
-      ++gi;
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (u < cnt)
+          mma_group_load<MB, true>(x, W, M, N, K, n, col_ok, (gi + u) * 16, t, g, qa, qb, xvec,
+                                   w[u], a[u]);
     }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (u < cnt) mma_group_compute<MB>(acc, w[u], a[u]);
+    gi += cnt;
   }
 
   // Reduce the 8 warps: red[warp][lane][j], j = q * 8 + i for accumulator v[i][q].

@@ -17,6 +17,9 @@ const char *const kNames[rlg::kVariantCount] = {
     "v4 big warp tiles: 128x256x32, 8 warps of 64x64, 4 stages, grouped raster",
     "v5 auto: v4, or a 128x128/64x64/32x32 tile when v4's grid leaves SMs idle",
     "v6 persistent: v5 with the 128x256 tile persistent, epilogue overlapped with the next tile",
+    "v7 pipelined: 128x256x64, 8 warps of 64x64, 4 stages, double-buffered fragments",
+    "v8 pipelined 2/SM: 128x128x32, 4 warps of 64x64, 4 stages, 2 blocks per SM",
+    "v9 pipelined BK32: 128x256x32, 8 warps of 64x64, 5 stages, double-buffered fragments",
 };
 
 }  // namespace

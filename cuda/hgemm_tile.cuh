@@ -513,6 +513,91 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   parked.emit_rest(C, M, N, epi);
 }
 
+// v7+: the same tiles, loaders and epilogue with a software-pipelined main loop (the CUTLASS
+// sm80 "multistage" order). Fragments are double-buffered in registers: k-step ks loads the
+// fragments of step ks+1 (of the next k-tile at the last step) and then issues the MMAs of
+// step ks, so no HMMA waits for an ldmatrix it needs right now. The single barrier per k-tile
+// sits after the MMAs of step KS-2 are issued: the tensor pipe still holds them while warps
+// meet, and the fragments of the last step are already in registers, so the next k-tile's
+// first ldmatrix overlaps the last step's MMAs. VEC + cp.async only (the launcher sends
+// anything else to the v4/v5 kernels).
+//
+// Hazards (S = stages, KS = BK/16 >= 2 and even):
+//   - k-tile kt+S-1 is copied into the buffer of k-tile kt-1. Every read of that buffer
+//     (steps 0..KS-1 of k-tile kt-1) was issued before the barrier at step KS-2 of k-tile
+//     kt-1, which every warp has passed before it reaches k-tile kt. Its copies are issued
+//     at steps 0 (A) and min(1, KS-2) (B) of k-tile kt and committed at the latter.
+//   - k-tile kt+1 is first read at step KS-1 of k-tile kt, after that step's barrier. Groups
+//     committed by then: S-1 (prologue) + kt+1; wait_group S-2 leaves S-2 pending, so groups
+//     0..kt+1, i.e. k-tiles 0..kt+1, have landed and the barrier publishes them.
+//   - At the last k-tile, step KS-1 reads k-tile k_tiles' buffer (already issued as a zero
+//     fill, landed by the same wait); those fragments are never used.
+template <class Cfg>
+__device__ __forceinline__ void run_pipelined(Pipeline<Cfg, true> &pipe, int wm, int wn,
+                                              FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN]) {
+  constexpr int KS = Cfg::BK / 16, S = Cfg::kStages;
+  constexpr int kCopyB = KS - 2 < 1 ? KS - 2 : 1;  // step that issues B's copies and commits
+  static_assert(KS >= 2 && KS % 2 == 0, "fragment double buffer needs an even k-step count");
+  static_assert(Cfg::kAsync && S >= 2, "cp.async pipeline");
+  const int k_tiles = pipe.k_tiles;
+  half *const smem = pipe.smem;
+
+  cp_async_wait<S - 2>();  // k-tile 0 (see Pipeline::run for the group count)
+  __syncthreads();
+  FragA a[2][Cfg::kFragsM];
+  FragB b[2][Cfg::kFragsN];
+  int rd = 0;      // buffer of the k-tile being read
+  int wr = S - 1;  // buffer the current k-tile refills
+  load_frags<Cfg>(smem, wm, wn, 0, a[0], b[0]);
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const bool refill = kt + S - 1 < k_tiles;
+    half *const ws = smem + wr * Cfg::kStageHalves;
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks) {
+      if (ks == KS - 1) rd = rd + 1 == S ? 0 : rd + 1;
+      load_frags<Cfg>(smem + rd * Cfg::kStageHalves, wm, wn, ks == KS - 1 ? 0 : (ks + 1) * 16,
+                      a[(ks + 1) % 2], b[(ks + 1) % 2]);
+      if (ks == 0) pipe.load_a.load(ws, pipe.M, pipe.K, refill);
+      if (ks == kCopyB) {
+        pipe.load_b.load(ws + Cfg::kAHalves, pipe.K, pipe.N, refill);
+        pipe.load_a.advance(pipe.K);
+        pipe.load_b.advance(pipe.N);
+        cp_async_commit();
+        wr = wr + 1 == S ? 0 : wr + 1;
+      }
+      mma_frags<Cfg>(a[ks % 2], b[ks % 2], acc);
+      if (ks == KS - 2) {
+        cp_async_wait<S - 2>();
+        __syncthreads();
+      }
+    }
+  }
+}
+
+// v7..v9: one block per output tile (grouped raster), pipelined main loop, v4's epilogue.
+template <class Cfg, class Epi>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    pipelined_wmma_kernel(const half *__restrict__ A, const half *__restrict__ B,
+                          half *__restrict__ C, int M, int N, int K, Epi epi) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const int tiles_m = static_cast<int>(rl_ceil_div(M, Cfg::BM));
+  const int tiles_n = static_cast<int>(rl_ceil_div(N, Cfg::BN));
+  int tm, tn;
+  tile_coords<Cfg::kGroupM>(blockIdx.x, tiles_m, tiles_n, tm, tn);
+  const int warp = threadIdx.x / 32;
+  const int wm = warp / Cfg::kWarpsN, wn = warp % Cfg::kWarpsN;
+
+  Pipeline<Cfg, true> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
+  pipe.start(tm * Cfg::BM, tn * Cfg::BN);
+  FragC acc[Cfg::kFragsM][Cfg::kFragsN];
+  zero<Cfg>(acc);
+  run_pipelined<Cfg>(pipe, wm, wn, acc);
+  pipe.drain();
+  float *stage = reinterpret_cast<float *>(smem_raw) + warp * 16 * Cfg::kLdc;
+  epilogue<Cfg, true>(stage, acc, C, M, N, tm * Cfg::BM + wm * Cfg::WM,
+                      tn * Cfg::BN + wn * Cfg::WN, epi);
+}
+
 // Raise a kernel's dynamic smem limit once (thread-safe static init, one per instantiation).
 template <auto *KERNEL, int BYTES>
 int allow_smem() {
@@ -558,6 +643,23 @@ int launch_tiled(const half *A, const half *B, half *C, int M, int N, int K, con
   return launch_tiled_path<Cfg, false>(A, B, C, M, N, K, epi, stream);
 }
 
+// v7..v9: the pipelined kernel on the 16-byte path; anything else runs the generic path of
+// the v4/v5 kernel with the same block tile (FALLBACK), which handles any shape.
+template <class Cfg, class Fallback, class Epi>
+int launch_pipelined(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+                     cudaStream_t stream) {
+  if (!vec16_ok(A, B, C, N, K, epi))
+    return launch_tiled_path<Fallback, false>(A, B, C, M, N, K, epi, stream);
+  constexpr auto *kernel = &pipelined_wmma_kernel<Cfg, Epi>;
+  const int prep = allow_smem<kernel, Cfg::kSmemBytes>();
+  if (prep != 0) return prep;
+  const long long tiles = tile_count<Cfg>(M, N);
+  RL_REQUIRE(tiles <= 0x7fffffffLL);
+  kernel<<<static_cast<unsigned>(tiles), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(A, B, C, M, N,
+                                                                                   K, epi);
+  return rl_launch_status();
+}
+
 template <class Cfg, bool VEC, class Epi>
 int launch_persistent_path(const half *A, const half *B, half *C, int M, int N, int K,
                            const Epi &epi, cudaStream_t stream) {
@@ -593,8 +695,15 @@ using CfgS = TileCfg<64, 64, 32, 32, 32, 4, true, 8, 4>;
 using CfgXS = TileCfg<32, 32, 64, 16, 16, 6, true, 8, 2>;
 // v6: CfgL made persistent; 3 stages leave room for the parked results (223.5 KiB in all).
 using CfgP = TileCfg<128, 256, 32, 64, 64, 3, true, 16, 1>;
+// v7..v9: the pipelined main loop (pipelined_wmma_kernel).
+//   v7: v4's tile with BK=64 (half the barriers per FLOP), 4 stages = 208,896 B: sm_90 only.
+//   v8: 128x128, 4 warps of 64x64, 2 blocks (8 warps) per SM, 75,776 B each.
+//   v9: v4's tile and BK=32, 5 stages = 135,680 B (fits A100's 163 KB).
+using CfgV7 = TileCfg<128, 256, 64, 64, 64, 4, true, 16, 1>;
+using CfgV8 = TileCfg<128, 128, 32, 64, 64, 4, true, 8, 2>;
+using CfgV9 = TileCfg<128, 256, 32, 64, 64, 5, true, 16, 1>;
 
-constexpr int kVariantCount = 6;
+constexpr int kVariantCount = 9;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -627,10 +736,13 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
     case 5:
       if (fills_gpu(tile_count<CfgL>(M, N))) return launch_tiled<CfgL>(a, b, c, M, N, K, epi, s);
       return launch_small(a, b, c, M, N, K, epi, s);
-    default:
+    case 6:
       if (fills_gpu(tile_count<CfgP>(M, N)))
         return launch_persistent<CfgP>(a, b, c, M, N, K, epi, s);
       return launch_small(a, b, c, M, N, K, epi, s);
+    case 7: return launch_pipelined<CfgV7, CfgL>(a, b, c, M, N, K, epi, s);
+    case 8: return launch_pipelined<CfgV8, CfgM>(a, b, c, M, N, K, epi, s);
+    default: return launch_pipelined<CfgV9, CfgL>(a, b, c, M, N, K, epi, s);
   }
 }
 

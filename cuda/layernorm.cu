@@ -218,7 +218,7 @@ bool launch_v2(const __half *x, const __half *g, const __half *b, __half *y, int
     else if (hidden <= 2048) launch_reg<1, 4, 16, 1>(x, g, b, y, rows, hidden, eps, s);
     else if (hidden <= 4096) launch_reg<1, 8, 16, 1>(x, g, b, y, rows, hidden, eps, s);
     else if (hidden <= 8192) launch_reg<1, 16, 16, 1>(x, g, b, y, rows, hidden, eps, s);
-    else if (hidden <= 16384) launch_reg<1, 32, 16, 1>(x, g, b, y, rows, hidden, eps, s);
+    else if (hidden <= 16384) launch_reg<1, 16, 32, 1>(x, g, b, y, rows, hidden, eps, s);
     else return false;
   }
   return true;

@@ -41,13 +41,55 @@ struct Row {
 
 /// From NVIDIA's datasheets (dense rates).
 const TABLE: &[Row] = &[
-    Row { model: "A100 40GB", fp16: 312.0, fp32: 19.5, bw: 1555.0, l2_mib: 40.0 },
-    Row { model: "A100 80GB", fp16: 312.0, fp32: 19.5, bw: 2039.0, l2_mib: 40.0 },
-    Row { model: "H100 SXM", fp16: 989.4, fp32: 66.9, bw: 3350.0, l2_mib: 50.0 },
-    Row { model: "H100 PCIe", fp16: 756.5, fp32: 51.2, bw: 2000.0, l2_mib: 50.0 },
-    Row { model: "H200", fp16: 989.4, fp32: 66.9, bw: 4800.0, l2_mib: 60.0 },
-    Row { model: "L4", fp16: 121.0, fp32: 30.3, bw: 300.0, l2_mib: 48.0 },
-    Row { model: "RTX 4090", fp16: 165.2, fp32: 82.6, bw: 1008.0, l2_mib: 72.0 },
+    Row {
+        model: "A100 40GB",
+        fp16: 312.0,
+        fp32: 19.5,
+        bw: 1555.0,
+        l2_mib: 40.0,
+    },
+    Row {
+        model: "A100 80GB",
+        fp16: 312.0,
+        fp32: 19.5,
+        bw: 2039.0,
+        l2_mib: 40.0,
+    },
+    Row {
+        model: "H100 SXM",
+        fp16: 989.4,
+        fp32: 66.9,
+        bw: 3350.0,
+        l2_mib: 50.0,
+    },
+    Row {
+        model: "H100 PCIe",
+        fp16: 756.5,
+        fp32: 51.2,
+        bw: 2000.0,
+        l2_mib: 50.0,
+    },
+    Row {
+        model: "H200",
+        fp16: 989.4,
+        fp32: 66.9,
+        bw: 4800.0,
+        l2_mib: 60.0,
+    },
+    Row {
+        model: "L4",
+        fp16: 121.0,
+        fp32: 30.3,
+        bw: 300.0,
+        l2_mib: 48.0,
+    },
+    Row {
+        model: "RTX 4090",
+        fp16: 165.2,
+        fp32: 82.6,
+        bw: 1008.0,
+        l2_mib: 72.0,
+    },
 ];
 
 /// Maps a device name (as the driver reports it) and its memory size to a table row.

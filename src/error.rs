@@ -26,6 +26,9 @@ pub enum LabError {
     /// A result did not match its reference.
     #[error("verification failed: {0}")]
     Verification(String),
+    /// `compare` found a slowdown beyond threshold and noise.
+    #[error("performance regression: {0}")]
+    Regression(String),
 }
 
 impl LabError {
@@ -36,7 +39,7 @@ impl LabError {
             | LabError::DriverTooOld(_)
             | LabError::OutOfMemory(_) => 2,
             LabError::KernelFault { .. } => 3,
-            LabError::Verification(_) => 1,
+            LabError::Verification(_) | LabError::Regression(_) => 1,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! roofline-lab: where GPU inference kernels sit on the roofline, measured honestly, with
 //! hand-written CUDA kernels beside cuBLAS.
 
+pub mod check;
 pub mod cli;
 pub mod datasheet;
 pub mod error;
@@ -12,6 +13,7 @@ pub mod plot;
 pub mod results;
 pub mod roofline;
 pub mod session;
+pub mod sweeps;
 pub mod toolkit;
 pub mod verify;
 

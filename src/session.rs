@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set by the Ctrl-C handler; long runs check it between cases.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Set by the hidden --debug-inject-fault flag.
+pub static INJECT_FAULT: AtomicBool = AtomicBool::new(false);
 
 pub struct Session {
     pub gpu: Gpu,
@@ -20,6 +22,10 @@ pub struct Session {
     pub records: Vec<Record>,
     /// Print one line per measured case to stderr.
     pub verbose: bool,
+    /// When set, case lines go through the progress bar so they don't tear it.
+    pub progress: Option<indicatif::ProgressBar>,
+    /// Debug: fault on purpose in the first measured case (tests the fault path).
+    pub inject_fault: bool,
 }
 
 impl Session {
@@ -31,6 +37,8 @@ impl Session {
             datasheet,
             records: Vec::new(),
             verbose: true,
+            progress: None,
+            inject_fault: INJECT_FAULT.load(Ordering::Relaxed),
         }
     }
 
@@ -60,6 +68,10 @@ impl Session {
         verify: bool,
     ) -> Result<Record> {
         let id = case.id();
+        if self.inject_fault {
+            self.gpu
+                .inject_fault(&format!("{} {}", id.kernel, id.impl_), &id.shape.label())?;
+        }
         let verification = if verify {
             let v = case.verify(&self.gpu)?;
             if !v.passed {
@@ -102,7 +114,7 @@ impl Session {
             clocks: m.clocks.clone(),
         };
         if self.verbose {
-            eprintln!(
+            let line = format!(
                 "  {:<44} {:>6} {:>6}  {:>10.4} ms  ±{:>4.1}%  {:>8.1} TFLOP/s {:>8.1} GB/s{}",
                 id.describe(),
                 record.cache,
@@ -117,6 +129,10 @@ impl Session {
                     None => "",
                 }
             );
+            match &self.progress {
+                Some(pb) => pb.println(line),
+                None => eprintln!("{line}"),
+            }
         }
         self.records.push(record.clone());
         Ok(record)

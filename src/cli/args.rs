@@ -14,7 +14,9 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     let split = t.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
     let (num, unit) = t.split_at(split);
     if num.trim().is_empty() {
-        return Err(format!("'{s}' is not a size: write a number with an optional unit, e.g. 1GiB"));
+        return Err(format!(
+            "'{s}' is not a size: write a number with an optional unit, e.g. 1GiB"
+        ));
     }
     let mult: f64 = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
@@ -24,12 +26,15 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "kb" => 1e3,
         "mb" => 1e6,
         "gb" => 1e9,
-        _ => return Err(format!("'{s}': unknown size unit '{unit}' (use B, KiB, MiB, GiB, KB, MB or GB)")),
+        _ => {
+            return Err(format!(
+                "'{s}': unknown size unit '{unit}' (use B, KiB, MiB, GiB, KB, MB or GB)"
+            ))
+        }
     };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size: write a number with an optional unit, e.g. 1GiB"))?;
+    let v: f64 = num.trim().parse().map_err(|_| {
+        format!("'{s}' is not a size: write a number with an optional unit, e.g. 1GiB")
+    })?;
     let bytes = v * mult;
     if !bytes.is_finite() || bytes < 1.0 {
         return Err(format!("'{s}': a size must be at least 1 byte"));
@@ -50,7 +55,9 @@ pub fn parse_dim(s: &str) -> Result<u64, String> {
         return Err(format!("'{s}': sizes must be at least 1"));
     }
     if v > i32::MAX as i64 {
-        return Err(format!("'{s}' is too large: dimensions must fit in 32 bits"));
+        return Err(format!(
+            "'{s}' is too large: dimensions must fit in 32 bits"
+        ));
     }
     Ok(v as u64)
 }
@@ -109,8 +116,16 @@ impl MeasureArgs {
             return Err(usage("--warmup-ms must be a non-negative number"));
         }
         Ok(MeasureConfig {
-            cache: if self.hot { CacheMode::Hot } else { CacheMode::Cold },
-            timing: if self.graph { TimingMode::Graph } else { TimingMode::Launch },
+            cache: if self.hot {
+                CacheMode::Hot
+            } else {
+                CacheMode::Cold
+            },
+            timing: if self.graph {
+                TimingMode::Graph
+            } else {
+                TimingMode::Launch
+            },
             stop,
             warmup_ms: self.warmup_ms,
             ..MeasureConfig::default()
@@ -153,11 +168,18 @@ impl OutputArgs {
             let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
             if let Some(d) = dir {
                 if !d.is_dir() {
-                    return Err(usage(format!("--out {}: folder {} does not exist", p.display(), d.display())));
+                    return Err(usage(format!(
+                        "--out {}: folder {} does not exist",
+                        p.display(),
+                        d.display()
+                    )));
                 }
             }
             if p.is_dir() {
-                return Err(usage(format!("--out {} is a folder: give a file name", p.display())));
+                return Err(usage(format!(
+                    "--out {} is a folder: give a file name",
+                    p.display()
+                )));
             }
         }
         Ok(())

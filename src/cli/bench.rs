@@ -5,7 +5,15 @@ use super::output::emit;
 use crate::error::usage;
 use crate::gpu::Gpu;
 use crate::kernels::copy::CopyCase;
+use crate::kernels::cublas_gemm::{CublasGemmCase, Dtype};
+use crate::kernels::elementwise::{self, ElementwiseCase, Op};
+use crate::kernels::gemm::{self, HgemmCase};
+use crate::kernels::gemm_gelu::{self, GeluImpl, GemmGeluCase};
+use crate::kernels::gemv::{self, GemvCase, GemvImpl};
+use crate::kernels::layernorm::{self, LayerNormCase};
 use crate::kernels::variants;
+use crate::measure::BenchCase;
+use crate::results::schema::Record;
 use crate::roofline::probe;
 use crate::session::Session;
 use anyhow::Result;
@@ -32,6 +40,171 @@ pub enum BenchKernel {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Tensor Core HGEMM C = A.B (row-major fp16): ours (WMMA) and cuBLAS
+    Gemm {
+        #[command(flatten)]
+        shape: GemmShape,
+        /// Implementations: wmma (ours), cublas
+        #[arg(long, value_delimiter = ',', default_value = "wmma,cublas")]
+        r#impl: Vec<String>,
+        /// Our variant(s): v1, v2, ..., best, or all
+        #[arg(long, default_value = "best")]
+        variant: String,
+        #[command(flatten)]
+        measure: MeasureArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// GEMM + bias + GELU: fused, unfused (ours + separate kernel), unfused_cublas, cublaslt
+    GemmGelu {
+        #[command(flatten)]
+        shape: GemmShape,
+        /// Implementations: fused, unfused, unfused_cublas, cublaslt
+        #[arg(long, value_delimiter = ',', default_value = "fused,unfused,cublaslt")]
+        r#impl: Vec<String>,
+        /// Our variant(s) for fused/unfused: v1, v2, ..., best, or all
+        #[arg(long, default_value = "best")]
+        variant: String,
+        /// GELU form: tanh (approximation, as cuBLASLt) or erf
+        #[arg(long, default_value = "tanh")]
+        gelu: String,
+        #[command(flatten)]
+        measure: MeasureArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Decode GEMV / small-M GEMM y = x.W: ours and cuBLAS
+    Gemv {
+        #[command(flatten)]
+        shape: GemvShape,
+        /// Implementations: ours, cublas
+        #[arg(long, value_delimiter = ',', default_value = "ours,cublas")]
+        r#impl: Vec<String>,
+        /// Our variant(s): v1, v2, ..., best, or all
+        #[arg(long, default_value = "best")]
+        variant: String,
+        #[command(flatten)]
+        measure: MeasureArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// ReLU over fp16 elements
+    Relu {
+        #[command(flatten)]
+        elems: ElemsArg,
+        /// Variant(s): v1, v2, ..., best, or all
+        #[arg(long, default_value = "best")]
+        variant: String,
+        #[command(flatten)]
+        measure: MeasureArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// GELU over fp16 elements
+    Gelu {
+        #[command(flatten)]
+        elems: ElemsArg,
+        /// Variant(s): v1, v2, ..., best, or all
+        #[arg(long, default_value = "best")]
+        variant: String,
+        /// GELU form: tanh or erf
+        #[arg(long, default_value = "tanh")]
+        gelu: String,
+        #[command(flatten)]
+        measure: MeasureArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// LayerNorm forward over rows (fp16, fp32 statistics)
+    Layernorm {
+        /// Rows
+        #[arg(long, value_parser = super::args::parse_dim, default_value = "32768")]
+        rows: u64,
+        /// Hidden size (row length)
+        #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+        hidden: u64,
+        /// Variant(s): v1, v2, ..., best, or all
+        #[arg(long, default_value = "best")]
+        variant: String,
+        #[command(flatten)]
+        measure: MeasureArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GemvShape {
+    /// Batch rows of x and y (decode batch)
+    #[arg(long, value_parser = super::args::parse_dim, default_value = "1")]
+    pub m: u64,
+    /// Columns of W and y
+    #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+    pub n: u64,
+    /// Columns of x, rows of W
+    #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+    pub k: u64,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ElemsArg {
+    /// Number of fp16 elements
+    #[arg(long, value_parser = super::args::parse_dim, default_value = "536870912")]
+    pub elems: u64,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GemmShape {
+    /// Rows of A and C
+    #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+    pub m: u64,
+    /// Columns of B and C
+    #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+    pub n: u64,
+    /// Columns of A, rows of B
+    #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+    pub k: u64,
+}
+
+/// "v3", "best" or "all" against a family's variants.
+pub fn pick_variants(spec: &str, available: &[(u32, String)], family: &str) -> Result<Vec<u32>> {
+    if spec == "all" {
+        return Ok(available.iter().map(|(v, _)| *v).collect());
+    }
+    spec.split(',')
+        .map(|s| variants::parse(s.trim(), available, family).map_err(usage))
+        .collect()
+}
+
+pub fn parse_gelu(s: &str) -> Result<i32> {
+    match s {
+        "tanh" => Ok(0),
+        "erf" => Ok(1),
+        _ => Err(usage(format!("--gelu '{s}': choose tanh or erf"))),
+    }
+}
+
+/// Prints each record's speed relative to the library record of the same shape/cache/timing.
+pub fn print_relative(records: &[Record], library_impl: &str) {
+    for r in records.iter().filter(|r| r.impl_ != library_impl) {
+        if let Some(lib) = records.iter().find(|l| {
+            l.impl_ == library_impl
+                && l.shape == r.shape
+                && l.cache == r.cache
+                && l.timing == r.timing
+        }) {
+            eprintln!(
+                "{} {} {}: {:.2}x the speed of {} ({:.1} vs {:.1} TFLOP/s)",
+                r.kernel,
+                r.impl_label(),
+                r.shape.label(),
+                lib.median_ms / r.median_ms,
+                library_impl,
+                r.tflops,
+                lib.tflops
+            );
+        }
+    }
 }
 
 /// Opens the GPU and the ceilings used to place results.
@@ -53,7 +226,12 @@ pub fn finish(session: &Session) -> Result<()> {
 
 pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
     match &a.kernel {
-        BenchKernel::Copy { bytes, variant, measure, output } => {
+        BenchKernel::Copy {
+            bytes,
+            variant,
+            measure,
+            output,
+        } => {
             let cfg = measure.config()?;
             output.validate()?;
             if bytes % 2 != 0 {
@@ -66,5 +244,190 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
             emit(&s.results(), output)?;
             finish(&s)
         }
+        BenchKernel::Gemm {
+            shape,
+            r#impl,
+            variant,
+            measure,
+            output,
+        } => {
+            let cfg = measure.config()?;
+            output.validate()?;
+            let vs = pick_variants(variant, &gemm::variants(), "hgemm")?;
+            let GemmShape { m, n, k } = *shape;
+            let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
+            for imp in r#impl {
+                match imp.as_str() {
+                    "wmma" | "ours" => {
+                        for &v in &vs {
+                            cases.push(Box::new(HgemmCase::new(m, n, k, v, measure.seed)));
+                        }
+                    }
+                    "cublas" => cases.push(Box::new(CublasGemmCase::new(
+                        m,
+                        n,
+                        k,
+                        Dtype::F16,
+                        measure.seed,
+                    ))),
+                    other => {
+                        return Err(usage(format!("--impl '{other}': choose from wmma, cublas")))
+                    }
+                }
+            }
+            run_cases(device, cases, &cfg, !measure.no_verify, output, "cublas")
+        }
+        BenchKernel::GemmGelu {
+            shape,
+            r#impl,
+            variant,
+            gelu,
+            measure,
+            output,
+        } => {
+            let cfg = measure.config()?;
+            output.validate()?;
+            let kind = parse_gelu(gelu)?;
+            let vs = pick_variants(variant, &gemm_gelu::variants(), "gemm_bias_gelu")?;
+            let GemmShape { m, n, k } = *shape;
+            let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
+            for imp in r#impl {
+                let imps: Vec<GeluImpl> = match imp.as_str() {
+                    "fused" => vs.iter().map(|v| GeluImpl::Fused(*v)).collect(),
+                    "unfused" => vs.iter().map(|v| GeluImpl::Unfused(*v)).collect(),
+                    "unfused_cublas" => vec![GeluImpl::UnfusedCublas],
+                    "cublaslt" if kind == 0 => vec![GeluImpl::Cublaslt],
+                    "cublaslt" => return Err(usage("cuBLASLt's GELU epilogue is the tanh form: use --gelu tanh, or drop cublaslt from --impl")),
+                    other => return Err(usage(format!("--impl '{other}': choose from fused, unfused, unfused_cublas, cublaslt"))),
+                };
+                for i in imps {
+                    cases.push(Box::new(GemmGeluCase::new(m, n, k, i, kind, measure.seed)));
+                }
+            }
+            run_cases(device, cases, &cfg, !measure.no_verify, output, "cublaslt")
+        }
+        BenchKernel::Gemv {
+            shape,
+            r#impl,
+            variant,
+            measure,
+            output,
+        } => {
+            let cfg = measure.config()?;
+            output.validate()?;
+            let vs = pick_variants(variant, &gemv::variants(), "gemv")?;
+            let GemvShape { m, n, k } = *shape;
+            let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
+            for imp in r#impl {
+                match imp.as_str() {
+                    "ours" => vs.iter().for_each(|v| {
+                        cases.push(Box::new(GemvCase::new(
+                            m,
+                            n,
+                            k,
+                            GemvImpl::Ours(*v),
+                            measure.seed,
+                        )))
+                    }),
+                    "cublas" => cases.push(Box::new(GemvCase::new(
+                        m,
+                        n,
+                        k,
+                        GemvImpl::Cublas,
+                        measure.seed,
+                    ))),
+                    other => {
+                        return Err(usage(format!("--impl '{other}': choose from ours, cublas")))
+                    }
+                }
+            }
+            run_cases(device, cases, &cfg, !measure.no_verify, output, "cublas")
+        }
+        BenchKernel::Relu {
+            elems,
+            variant,
+            measure,
+            output,
+        } => {
+            let cfg = measure.config()?;
+            output.validate()?;
+            let vs = pick_variants(variant, &elementwise::variants(), "elementwise")?;
+            let cases = vs
+                .iter()
+                .map(|v| {
+                    Box::new(ElementwiseCase::new(
+                        Op::Relu,
+                        elems.elems,
+                        *v,
+                        measure.seed,
+                    )) as Box<dyn BenchCase>
+                })
+                .collect();
+            run_cases(device, cases, &cfg, !measure.no_verify, output, "")
+        }
+        BenchKernel::Gelu {
+            elems,
+            variant,
+            gelu,
+            measure,
+            output,
+        } => {
+            let cfg = measure.config()?;
+            output.validate()?;
+            let kind = parse_gelu(gelu)?;
+            let vs = pick_variants(variant, &elementwise::variants(), "elementwise")?;
+            let cases = vs
+                .iter()
+                .map(|v| {
+                    Box::new(ElementwiseCase::new(
+                        Op::Gelu(kind),
+                        elems.elems,
+                        *v,
+                        measure.seed,
+                    )) as Box<dyn BenchCase>
+                })
+                .collect();
+            run_cases(device, cases, &cfg, !measure.no_verify, output, "")
+        }
+        BenchKernel::Layernorm {
+            rows,
+            hidden,
+            variant,
+            measure,
+            output,
+        } => {
+            let cfg = measure.config()?;
+            output.validate()?;
+            let vs = pick_variants(variant, &layernorm::variants(), "layernorm")?;
+            let cases = vs
+                .iter()
+                .map(|v| {
+                    Box::new(LayerNormCase::new(*rows, *hidden, *v, measure.seed))
+                        as Box<dyn BenchCase>
+                })
+                .collect();
+            run_cases(device, cases, &cfg, !measure.no_verify, output, "")
+        }
     }
+}
+
+/// Runs cases in order, stopping early (keeping results) on Ctrl-C, then writes the results.
+fn run_cases(
+    device: usize,
+    cases: Vec<Box<dyn BenchCase>>,
+    cfg: &crate::measure::MeasureConfig,
+    verify: bool,
+    output: &OutputArgs,
+    library_impl: &str,
+) -> Result<()> {
+    let mut s = open_session(device)?;
+    for mut c in cases {
+        if s.is_interrupted() {
+            break;
+        }
+        s.run(c.as_mut(), "bench", cfg, verify)?;
+    }
+    emit(&s.results(), output)?;
+    print_relative(&s.records, library_impl);
+    finish(&s)
 }

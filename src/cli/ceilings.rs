@@ -35,7 +35,13 @@ pub fn run(device: usize, a: &CeilingsArgs) -> Result<()> {
         }
     };
     let mut t = Table::new();
-    t.set_header(vec!["ceiling", "measured", "datasheet", "% of datasheet", "how"]);
+    t.set_header(vec![
+        "ceiling",
+        "measured",
+        "datasheet",
+        "% of datasheet",
+        "how",
+    ]);
     for ceil in c.to_ceilings(&ds).iter().filter(|x| !x.is_datasheet()) {
         let how = c
             .method
@@ -43,12 +49,24 @@ pub fn run(device: usize, a: &CeilingsArgs) -> Result<()> {
             .find(|(k, _)| *k == ceil.name)
             .map_or("", |(_, v)| v.as_str());
         let (sheet, pct) = match datasheet_of(&ceil.name) {
-            Some(d) => (format!("{d:.1} {}", ceil.unit), format!("{:.0}%", 100.0 * ceil.value / d)),
+            Some(d) => (
+                format!("{d:.1} {}", ceil.unit),
+                format!("{:.0}%", 100.0 * ceil.value / d),
+            ),
             None => ("-".into(), "-".into()),
         };
-        t.add_row(vec![ceil.name.clone(), format!("{:.2} {}", ceil.value, ceil.unit), sheet, pct, how.to_string()]);
+        t.add_row(vec![
+            ceil.name.clone(),
+            format!("{:.2} {}", ceil.value, ceil.unit),
+            sheet,
+            pct,
+            how.to_string(),
+        ]);
     }
-    println!("{} — measured {} (driver {}, CUDA {})", c.device, c.date, c.driver, c.cuda_driver);
+    println!(
+        "{} — measured {} (driver {}, CUDA {})",
+        c.device, c.date, c.driver, c.cuda_driver
+    );
     println!("{t}");
     let mut r = Table::new();
     r.set_header(vec!["ridge point (compute / memory)", "FLOP/byte"]);
@@ -56,6 +74,9 @@ pub fn run(device: usize, a: &CeilingsArgs) -> Result<()> {
         r.add_row(vec![name, format!("{v:.1}")]);
     }
     println!("{r}");
-    println!("Cached in {} (--refresh re-measures).", probe::cache_path(&gpu)?.display());
+    println!(
+        "Cached in {} (--refresh re-measures).",
+        probe::cache_path(&gpu)?.display()
+    );
     Ok(())
 }

@@ -3,8 +3,12 @@
 pub mod args;
 mod bench;
 mod ceilings;
+mod check;
+mod files;
 mod info;
 mod output;
+mod report;
+mod sweep;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -20,6 +24,9 @@ pub struct Cli {
     /// CUDA device index
     #[arg(long, global = true, default_value_t = 0)]
     pub device: usize,
+    /// Debug: make the first measured kernel fault (tests fault reporting)
+    #[arg(long, global = true, hide = true)]
+    pub debug_inject_fault: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -36,6 +43,16 @@ pub enum Command {
     Ceilings(ceilings::CeilingsArgs),
     /// Time one kernel: verify, measure, place on the roofline
     Bench(bench::BenchArgs),
+    /// Run one of the article's sweeps
+    Sweep(sweep::SweepArgs),
+    /// Numerical check of every kernel and variant (fixed and random shapes)
+    Check(check::CheckArgs),
+    /// Ceilings, every sweep and the check, written as report.md + results.json + SVGs
+    Report(report::ReportArgs),
+    /// Compare two results files: a noise-aware regression gate (no GPU needed)
+    Compare(files::CompareArgs),
+    /// Redraw every chart from a saved results.json (no GPU needed)
+    Plot(files::PlotArgs),
 }
 
 /// Parses the process arguments and runs the command.
@@ -48,10 +65,18 @@ pub fn run() -> Result<()> {
         }
     };
     install_interrupt_handler();
+    if cli.debug_inject_fault {
+        crate::session::INJECT_FAULT.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     match cli.command {
         Command::Info { json } => info::run(cli.device, json),
         Command::Ceilings(a) => ceilings::run(cli.device, &a),
         Command::Bench(a) => bench::run(cli.device, &a),
+        Command::Sweep(a) => sweep::run(cli.device, &a),
+        Command::Check(a) => check::run(cli.device, &a),
+        Command::Report(a) => report::run(cli.device, &a),
+        Command::Compare(a) => files::compare_cmd(&a),
+        Command::Plot(a) => files::plot_cmd(&a),
     }
 }
 

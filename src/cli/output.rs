@@ -13,8 +13,13 @@ pub fn emit(results: &ResultsFile, out: &OutputArgs) -> Result<()> {
                 f => f,
             };
             let text = render(results, fmt)?;
-            write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-            eprintln!("wrote {} record(s) to {}", results.records.len(), path.display());
+            write_atomic(path, text.as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+            eprintln!(
+                "wrote {} record(s) to {}",
+                results.records.len(),
+                path.display()
+            );
         }
         None => println!("{}", render(results, out.format())?),
     }

@@ -115,8 +115,9 @@ impl DevBuf<f16> {
     /// Fills with the poison NaN (before a checked run).
     pub fn poison(&self, gpu: &Gpu) -> Result<()> {
         // SAFETY: writes exactly len() u16 values into this buffer.
-        let code =
-            unsafe { ffi::rl_fill_bits_u16(self.ptr(gpu), self.len(), POISON_F16, gpu.raw_stream()) };
+        let code = unsafe {
+            ffi::rl_fill_bits_u16(self.ptr(gpu), self.len(), POISON_F16, gpu.raw_stream())
+        };
         gpu.check_launch(code, "fill_bits_u16", "poison")
     }
 

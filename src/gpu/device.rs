@@ -45,7 +45,10 @@ impl Gpu {
             .into());
         }
         let count = cudarc::driver::result::device::get_count().map_err(|e| {
-            LabError::NoGpu(format!("no CUDA GPU: cannot count devices ({})", describe(&e)))
+            LabError::NoGpu(format!(
+                "no CUDA GPU: cannot count devices ({})",
+                describe(&e)
+            ))
         })?;
         if count <= 0 {
             return Err(LabError::NoGpu("no CUDA GPU: the driver sees no devices".into()).into());
@@ -69,9 +72,8 @@ impl Gpu {
             ))
             .into());
         }
-        let ctx = CudaContext::new(ordinal).map_err(|e| {
-            LabError::NoGpu(format!("cannot open GPU {ordinal}: {}", describe(&e)))
-        })?;
+        let ctx = CudaContext::new(ordinal)
+            .map_err(|e| LabError::NoGpu(format!("cannot open GPU {ordinal}: {}", describe(&e))))?;
         // SAFETY: all work in this program goes to the single stream below, so cudarc's
         // per-buffer cross-stream events are unnecessary; without them raw pointers handed
         // to our kernels and to graph capture carry no hidden event records.
@@ -164,6 +166,16 @@ impl Gpu {
             detail: launch_error_string(code),
         }
         .into())
+    }
+
+    /// Debug aid: launches a kernel that writes through a bad pointer, then synchronises, so
+    /// the fault path can be exercised on real hardware. Always returns the fault as an error.
+    pub fn inject_fault(&self, kernel: &str, shape: &str) -> Result<()> {
+        // SAFETY: the kernel faults on purpose; the error is reported by sync below and the
+        // process exits after it (the context is unusable afterwards).
+        let code = unsafe { ffi::rl_inject_fault(self.raw_stream()) };
+        self.check_launch(code, kernel, shape)?;
+        self.sync(kernel, shape)
     }
 
     /// A pair of timing events (cudarc's default events have timing disabled).

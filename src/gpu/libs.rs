@@ -66,6 +66,11 @@ impl BlasHandles {
         })
     }
 
+    pub fn lt_handle(&self) -> &cudarc::cublaslt::sys::cublasLtHandle_t {
+        use cudarc::cublaslt::MatmulShared;
+        self.lt.handle()
+    }
+
     pub fn workspace_bytes(&self) -> usize {
         WORKSPACE_BYTES
     }

@@ -47,7 +47,12 @@ impl CopyCase {
 
 impl BenchCase for CopyCase {
     fn id(&self) -> CaseId {
-        CaseId::new("copy", "ours", &format!("v{}", self.variant), shape_bytes(self.bytes))
+        CaseId::new(
+            "copy",
+            "ours",
+            &format!("v{}", self.variant),
+            shape_bytes(self.bytes),
+        )
     }
     fn work(&self) -> Work {
         work::copy(self.bytes)
@@ -58,7 +63,14 @@ impl BenchCase for CopyCase {
     fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
         self.sets.clear();
         for s in 0..sets {
-            let src = DevBuf::random(gpu, self.elems(), self.seed + s as u64, -1.0, 1.0, "copy source")?;
+            let src = DevBuf::random(
+                gpu,
+                self.elems(),
+                self.seed + s as u64,
+                -1.0,
+                1.0,
+                "copy source",
+            )?;
             let dst = DevBuf::poisoned(gpu, self.elems(), "copy destination")?;
             self.sets.push((src, dst));
         }
@@ -68,7 +80,13 @@ impl BenchCase for CopyCase {
         let (src, dst) = &self.sets[set];
         // SAFETY: src and dst each hold bytes/2 f16 = `bytes` bytes.
         let code = unsafe {
-            ffi::rl_copy(self.variant as i32, src.ptr(gpu), dst.ptr(gpu), self.bytes as usize, gpu.raw_stream())
+            ffi::rl_copy(
+                self.variant as i32,
+                src.ptr(gpu),
+                dst.ptr(gpu),
+                self.bytes as usize,
+                gpu.raw_stream(),
+            )
         };
         gpu.check_launch(code, "copy", &shape_bytes(self.bytes).label())
     }
@@ -81,10 +99,18 @@ impl BenchCase for CopyCase {
         gpu.sync("copy", &shape_bytes(self.bytes).label())?;
         let (src, dst) = (&self.sets[0].0, &self.sets[0].1);
         let (a, b) = (src.download(gpu)?, dst.download(gpu)?);
-        let bad = a.iter().zip(&b).filter(|(x, y)| x.to_bits() != y.to_bits()).count();
+        let bad = a
+            .iter()
+            .zip(&b)
+            .filter(|(x, y)| x.to_bits() != y.to_bits())
+            .count();
         Ok(Verification {
             passed: bad == 0,
-            rel_err: if bad == 0 { 0.0 } else { bad as f64 / a.len() as f64 },
+            rel_err: if bad == 0 {
+                0.0
+            } else {
+                bad as f64 / a.len() as f64
+            },
             detail: if bad == 0 {
                 "bit-exact against the source".into()
             } else {
@@ -104,7 +130,12 @@ pub struct ReadCase {
 
 impl ReadCase {
     pub fn new(bytes: u64, seed: u64) -> Self {
-        ReadCase { bytes: bytes / 16 * 16, seed, sets: Vec::new(), sink: None }
+        ReadCase {
+            bytes: bytes / 16 * 16,
+            seed,
+            sets: Vec::new(),
+            sink: None,
+        }
     }
 }
 
@@ -113,14 +144,27 @@ impl BenchCase for ReadCase {
         CaseId::new("read", "ours", "v1", shape_bytes(self.bytes))
     }
     fn work(&self) -> Work {
-        Work { flops: 0.0, bytes: self.bytes as f64, unit: ComputeUnit::Fp32 }
+        Work {
+            flops: 0.0,
+            bytes: self.bytes as f64,
+            unit: ComputeUnit::Fp32,
+        }
     }
     fn set_bytes(&self) -> u64 {
         self.bytes
     }
     fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
         self.sets = (0..sets)
-            .map(|s| DevBuf::random(gpu, (self.bytes / 2) as usize, self.seed + s as u64, -1.0, 1.0, "read source"))
+            .map(|s| {
+                DevBuf::random(
+                    gpu,
+                    (self.bytes / 2) as usize,
+                    self.seed + s as u64,
+                    -1.0,
+                    1.0,
+                    "read source",
+                )
+            })
             .collect::<Result<_>>()?;
         // SAFETY: returns a constant.
         let n = unsafe { ffi::rl_read_sink_floats() };
@@ -131,12 +175,21 @@ impl BenchCase for ReadCase {
         let sink = self.sink.as_ref().expect("prepared");
         // SAFETY: the source holds `bytes` bytes; the sink holds rl_read_sink_floats floats.
         let code = unsafe {
-            ffi::rl_read(self.sets[set].ptr(gpu), self.bytes as usize, sink.ptr(gpu) as *mut f32, gpu.raw_stream())
+            ffi::rl_read(
+                self.sets[set].ptr(gpu),
+                self.bytes as usize,
+                sink.ptr(gpu) as *mut f32,
+                gpu.raw_stream(),
+            )
         };
         gpu.check_launch(code, "read", &shape_bytes(self.bytes).label())
     }
     fn verify(&mut self, _gpu: &Gpu) -> Result<Verification> {
-        Ok(Verification { passed: true, rel_err: 0.0, detail: "read-only probe: nothing to check".into() })
+        Ok(Verification {
+            passed: true,
+            rel_err: 0.0,
+            detail: "read-only probe: nothing to check".into(),
+        })
     }
 }
 
@@ -151,7 +204,13 @@ pub struct L2ReadCase {
 
 impl L2ReadCase {
     pub fn new(bytes: u64, passes: i32) -> Self {
-        L2ReadCase { bytes: bytes / 16384 * 16384, passes, total_read: 0.0.into(), buf: None, sink: None }
+        L2ReadCase {
+            bytes: bytes / 16384 * 16384,
+            passes,
+            total_read: 0.0.into(),
+            buf: None,
+            sink: None,
+        }
     }
 
     /// Bytes one launch reads (known after the first launch, from the launcher).
@@ -165,28 +224,57 @@ impl BenchCase for L2ReadCase {
         CaseId::new("l2_read", "ours", "v1", shape_bytes(self.bytes))
     }
     fn work(&self) -> Work {
-        Work { flops: 0.0, bytes: self.total_read.get(), unit: ComputeUnit::Fp32 }
+        Work {
+            flops: 0.0,
+            bytes: self.total_read.get(),
+            unit: ComputeUnit::Fp32,
+        }
     }
     fn set_bytes(&self) -> u64 {
         self.bytes
     }
     fn prepare(&mut self, gpu: &Gpu, _sets: usize) -> Result<()> {
-        self.buf = Some(DevBuf::random(gpu, (self.bytes / 2) as usize, 7, -1.0, 1.0, "L2 working set")?);
-        self.sink = Some(DevBuf::zeros(gpu, unsafe { ffi::rl_read_sink_floats() }, "L2 sink")?);
+        self.buf = Some(DevBuf::random(
+            gpu,
+            (self.bytes / 2) as usize,
+            7,
+            -1.0,
+            1.0,
+            "L2 working set",
+        )?);
+        self.sink = Some(DevBuf::zeros(
+            gpu,
+            unsafe { ffi::rl_read_sink_floats() },
+            "L2 sink",
+        )?);
         Ok(())
     }
     fn launch(&self, gpu: &Gpu, _set: usize) -> Result<()> {
-        let (buf, sink) = (self.buf.as_ref().expect("prepared"), self.sink.as_ref().expect("prepared"));
+        let (buf, sink) = (
+            self.buf.as_ref().expect("prepared"),
+            self.sink.as_ref().expect("prepared"),
+        );
         let mut total = 0.0f64;
         // SAFETY: buf holds `bytes` bytes, sink rl_read_sink_floats floats; total is a local.
         let code = unsafe {
-            ffi::rl_read_repeat(buf.ptr(gpu), self.bytes as usize, self.passes, sink.ptr(gpu) as *mut f32, &mut total, gpu.raw_stream())
+            ffi::rl_read_repeat(
+                buf.ptr(gpu),
+                self.bytes as usize,
+                self.passes,
+                sink.ptr(gpu) as *mut f32,
+                &mut total,
+                gpu.raw_stream(),
+            )
         };
         self.total_read.set(total);
         gpu.check_launch(code, "read_repeat", &shape_bytes(self.bytes).label())
     }
     fn verify(&mut self, _gpu: &Gpu) -> Result<Verification> {
-        Ok(Verification { passed: true, rel_err: 0.0, detail: "read-only probe: nothing to check".into() })
+        Ok(Verification {
+            passed: true,
+            rel_err: 0.0,
+            detail: "read-only probe: nothing to check".into(),
+        })
     }
 }
 
@@ -198,7 +286,11 @@ impl BenchCase for EmptyCase {
         CaseId::new("empty", "ours", "v1", Shape::Elems { elems: 0 })
     }
     fn work(&self) -> Work {
-        Work { flops: 0.0, bytes: 0.0, unit: ComputeUnit::Fp32 }
+        Work {
+            flops: 0.0,
+            bytes: 0.0,
+            unit: ComputeUnit::Fp32,
+        }
     }
     fn set_bytes(&self) -> u64 {
         0
@@ -212,6 +304,10 @@ impl BenchCase for EmptyCase {
         gpu.check_launch(code, "empty", "-")
     }
     fn verify(&mut self, _gpu: &Gpu) -> Result<Verification> {
-        Ok(Verification { passed: true, rel_err: 0.0, detail: "no output".into() })
+        Ok(Verification {
+            passed: true,
+            rel_err: 0.0,
+            detail: "no output".into(),
+        })
     }
 }

@@ -8,7 +8,9 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use anyhow::{bail, Result};
-use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cublasStatus_t, cudaDataType};
+use cudarc::cublas::sys::{
+    cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cublasStatus_t, cudaDataType,
+};
 use half::{bf16, f16};
 use std::ffi::c_void;
 
@@ -37,6 +39,7 @@ impl Dtype {
 ///
 /// # Safety
 /// a, b, c must point to device buffers of at least m*k, k*n and m*n elements of `dtype`.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm_row_major(
     gpu: &Gpu,
     dtype: Dtype,
@@ -112,7 +115,15 @@ pub struct CublasGemmCase {
 
 impl CublasGemmCase {
     pub fn new(m: u64, n: u64, k: u64, dtype: Dtype, seed: u64) -> Self {
-        CublasGemmCase { m, n, k, dtype, seed, f16_sets: Vec::new(), bf16_sets: Vec::new() }
+        CublasGemmCase {
+            m,
+            n,
+            k,
+            dtype,
+            seed,
+            f16_sets: Vec::new(),
+            bf16_sets: Vec::new(),
+        }
     }
 
     fn ptrs(&self, gpu: &Gpu, set: usize) -> (*mut c_void, *mut c_void, *mut c_void) {
@@ -147,8 +158,14 @@ impl BenchCase for CublasGemmCase {
         self.bf16_sets.clear();
         for s in 0..sets as u64 {
             match self.dtype {
-                Dtype::F16 => self.f16_sets.push(GemmSet::new(gpu, self.m, self.n, self.k, self.seed + s)?),
-                Dtype::Bf16 => self.bf16_sets.push(GemmSet::new(gpu, self.m, self.n, self.k, self.seed + s)?),
+                Dtype::F16 => {
+                    self.f16_sets
+                        .push(GemmSet::new(gpu, self.m, self.n, self.k, self.seed + s)?)
+                }
+                Dtype::Bf16 => {
+                    self.bf16_sets
+                        .push(GemmSet::new(gpu, self.m, self.n, self.k, self.seed + s)?)
+                }
             }
         }
         Ok(())
@@ -156,11 +173,26 @@ impl BenchCase for CublasGemmCase {
     fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
         let (a, b, c) = self.ptrs(gpu, set);
         // SAFETY: the set's buffers were sized m*k, k*n, m*n for this dtype in prepare().
-        unsafe { gemm_row_major(gpu, self.dtype, a, b, c, self.m as usize, self.n as usize, self.k as usize) }
+        unsafe {
+            gemm_row_major(
+                gpu,
+                self.dtype,
+                a,
+                b,
+                c,
+                self.m as usize,
+                self.n as usize,
+                self.k as usize,
+            )
+        }
     }
     fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
         if self.dtype != Dtype::F16 {
-            return Ok(Verification { passed: true, rel_err: 0.0, detail: "bf16 ceiling probe: not checked".into() });
+            return Ok(Verification {
+                passed: true,
+                rel_err: 0.0,
+                detail: "bf16 ceiling probe: not checked".into(),
+            });
         }
         if self.f16_sets.is_empty() {
             self.prepare(gpu, 1)?;

@@ -4,5 +4,11 @@
 
 pub mod copy;
 pub mod cublas_gemm;
+pub mod cublaslt;
+pub mod elementwise;
+pub mod gemm;
+pub mod gemm_gelu;
+pub mod gemv;
+pub mod layernorm;
 pub mod peak;
 pub mod variants;

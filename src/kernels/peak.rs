@@ -35,17 +35,37 @@ pub struct PeakCase {
 
 impl PeakCase {
     pub fn new(kind: PeakKind, iters: i32) -> Self {
-        PeakCase { kind, iters, flops: 0.0.into(), sink: None }
+        PeakCase {
+            kind,
+            iters,
+            flops: 0.0.into(),
+            sink: None,
+        }
     }
 }
 
 impl BenchCase for PeakCase {
     fn id(&self) -> CaseId {
-        CaseId::new(self.kind.name(), "ours", "v1", Shape::Elems { elems: self.iters as u64 })
+        CaseId::new(
+            self.kind.name(),
+            "ours",
+            "v1",
+            Shape::Elems {
+                elems: self.iters as u64,
+            },
+        )
     }
     fn work(&self) -> Work {
-        let unit = if self.kind == PeakKind::Wmma { ComputeUnit::Tensor } else { ComputeUnit::Fp32 };
-        Work { flops: self.flops.get(), bytes: 0.0, unit }
+        let unit = if self.kind == PeakKind::Wmma {
+            ComputeUnit::Tensor
+        } else {
+            ComputeUnit::Fp32
+        };
+        Work {
+            flops: self.flops.get(),
+            bytes: 0.0,
+            unit,
+        }
     }
     fn set_bytes(&self) -> u64 {
         0
@@ -72,6 +92,10 @@ impl BenchCase for PeakCase {
         gpu.check_launch(code, self.kind.name(), &format!("{} iters", self.iters))
     }
     fn verify(&mut self, _gpu: &Gpu) -> Result<Verification> {
-        Ok(Verification { passed: true, rel_err: 0.0, detail: "arithmetic probe: nothing to check".into() })
+        Ok(Verification {
+            passed: true,
+            rel_err: 0.0,
+            detail: "arithmetic probe: nothing to check".into(),
+        })
     }
 }

@@ -3,7 +3,10 @@
 use std::ffi::{c_char, CStr};
 
 /// (number, description) of every variant a family reports.
-pub fn list(count: unsafe extern "C" fn() -> i32, name: unsafe extern "C" fn(i32) -> *const c_char) -> Vec<(u32, String)> {
+pub fn list(
+    count: unsafe extern "C" fn() -> i32,
+    name: unsafe extern "C" fn(i32) -> *const c_char,
+) -> Vec<(u32, String)> {
     // SAFETY: the count/name functions take no pointers and return static strings or NULL.
     let n = unsafe { count() };
     (1..=n)
@@ -11,7 +14,10 @@ pub fn list(count: unsafe extern "C" fn() -> i32, name: unsafe extern "C" fn(i32
             let p = unsafe { name(v) };
             (!p.is_null()).then(|| {
                 // SAFETY: non-null pointers from *_variant_name are static C strings.
-                (v as u32, unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+                (
+                    v as u32,
+                    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned(),
+                )
             })
         })
         .collect()
@@ -42,7 +48,11 @@ mod tests {
     use super::*;
 
     fn avail() -> Vec<(u32, String)> {
-        vec![(1, "plain".into()), (2, "tiled".into()), (3, "pipelined".into())]
+        vec![
+            (1, "plain".into()),
+            (2, "tiled".into()),
+            (3, "pipelined".into()),
+        ]
     }
 
     #[test]

@@ -53,8 +53,14 @@ impl ClockReader {
             sm_mhz: dev.clock_info(Clock::SM).ok()?,
             mem_mhz: dev.clock_info(Clock::Memory).unwrap_or(0),
             temp_c: dev.temperature(TemperatureSensor::Gpu).unwrap_or(0),
-            power_w: dev.power_usage().map(|mw| mw as f64 / 1000.0).unwrap_or(0.0),
-            reasons: dev.current_throttle_reasons().map(|r| r.bits()).unwrap_or(0),
+            power_w: dev
+                .power_usage()
+                .map(|mw| mw as f64 / 1000.0)
+                .unwrap_or(0.0),
+            reasons: dev
+                .current_throttle_reasons()
+                .map(|r| r.bits())
+                .unwrap_or(0),
         })
     }
 }
@@ -87,8 +93,16 @@ pub fn summarize(samples: &[ClockSample]) -> Option<Clocks> {
     throttle.sort();
     throttle.dedup();
     Some(Clocks {
-        sm_mhz_min: samples.iter().map(|s| s.sm_mhz).min().unwrap_or(first.sm_mhz),
-        sm_mhz_max: samples.iter().map(|s| s.sm_mhz).max().unwrap_or(first.sm_mhz),
+        sm_mhz_min: samples
+            .iter()
+            .map(|s| s.sm_mhz)
+            .min()
+            .unwrap_or(first.sm_mhz),
+        sm_mhz_max: samples
+            .iter()
+            .map(|s| s.sm_mhz)
+            .max()
+            .unwrap_or(first.sm_mhz),
         mem_mhz: samples.iter().map(|s| s.mem_mhz).max().unwrap_or(0),
         temp_c: samples.iter().map(|s| s.temp_c).max().unwrap_or(0),
         power_w: samples.iter().map(|s| s.power_w).fold(0.0, f64::max),

@@ -130,7 +130,11 @@ pub fn measure(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig) -> Resu
             set_bytes as f64 / (1 << 20) as f64,
             need as f64 / (1u64 << 30) as f64,
             free as f64 / (1u64 << 30) as f64,
-            if cfg.cache == CacheMode::Cold { " or --hot" } else { "" }
+            if cfg.cache == CacheMode::Cold {
+                " or --hot"
+            } else {
+                ""
+            }
         ))
         .into());
     }
@@ -171,7 +175,7 @@ pub fn measure(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig) -> Resu
                 gpu.sync(&name, &shape)?;
                 samples.push(timer.elapsed_ms()?);
                 next += 1;
-                if samples.len() % 16 == 0 {
+                if samples.len().is_multiple_of(16) {
                     clock_samples.extend(reader.sample());
                 }
                 if cfg.stop.should_stop(&samples, elapsed_ms()) {
@@ -193,7 +197,7 @@ pub fn measure(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig) -> Resu
                 timer.stop(gpu)?;
                 gpu.sync(&name, &shape)?;
                 samples.push(timer.elapsed_ms()? / k as f64);
-                if samples.len() % 4 == 0 {
+                if samples.len().is_multiple_of(4) {
                     clock_samples.extend(reader.sample());
                 }
                 if cfg.stop.should_stop(&samples, elapsed_ms()) {
@@ -207,7 +211,11 @@ pub fn measure(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig) -> Resu
     let clocks = clocks::summarize(&clock_samples);
     let fully_cold =
         cfg.cache == CacheMode::Hot || cold::is_fully_cold(sets, set_bytes, l2, cfg.l2_factor);
-    let mut warnings: Vec<String> = clocks.as_ref().and_then(clocks::warning).into_iter().collect();
+    let mut warnings: Vec<String> = clocks
+        .as_ref()
+        .and_then(clocks::warning)
+        .into_iter()
+        .collect();
     if !fully_cold {
         warnings.push(format!(
             "only {sets} buffer sets fit the rotation cap: some L2 reuse remains in 'cold'"

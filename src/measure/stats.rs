@@ -111,7 +111,8 @@ impl StopRule {
         if !(self.target_noise > 0.0 && self.target_noise < 1.0) {
             return Err("--target-noise must be a fraction between 0 and 1, e.g. 0.01".into());
         }
-        if !(self.min_time_ms >= 0.0 && self.max_time_ms > 0.0) || self.max_time_ms < self.min_time_ms
+        if !(self.min_time_ms >= 0.0 && self.max_time_ms > 0.0)
+            || self.max_time_ms < self.min_time_ms
         {
             return Err("--max-time-ms must be positive and at least --min-time-ms".into());
         }
@@ -175,7 +176,7 @@ mod tests {
         let noisy = [1.0, 1.5, 0.7, 1.3, 0.9, 1.2];
         assert!(!r.should_stop(&noisy, 20.0), "noise above target");
         assert!(r.should_stop(&noisy, 100.0), "time cap");
-        assert!(r.should_stop(&vec![1.0, 2.0].repeat(25), 20.0), "sample cap");
+        assert!(r.should_stop(&[1.0, 2.0].repeat(25), 20.0), "sample cap");
     }
 
     #[test]

@@ -64,19 +64,97 @@ impl MeasuredCeilings {
         };
         use CeilingKind::*;
         vec![
-            m("hbm_copy", Memory, self.hbm_copy_gbs, "GB/s", format!("HBM copy {:.2} TB/s", self.hbm_copy_gbs / 1e3)),
-            m("hbm_read", Memory, self.hbm_read_gbs, "GB/s", format!("HBM read {:.2} TB/s", self.hbm_read_gbs / 1e3)),
-            m("l2_read", Memory, self.l2_read_gbs, "GB/s", format!("L2 read {:.1} TB/s", self.l2_read_gbs / 1e3)),
-            m("tensor_cublas_fp16", Compute, self.tensor_cublas_fp16_tflops, "TFLOP/s", format!("cuBLAS fp16 {:.0} TFLOP/s", self.tensor_cublas_fp16_tflops)),
-            m("tensor_cublas_bf16", Compute, self.tensor_cublas_bf16_tflops, "TFLOP/s", format!("cuBLAS bf16 {:.0} TFLOP/s", self.tensor_cublas_bf16_tflops)),
-            m("tensor_wmma", Compute, self.tensor_wmma_tflops, "TFLOP/s", format!("WMMA peak {:.0} TFLOP/s", self.tensor_wmma_tflops)),
-            m("fp32_ffma", Compute, self.fp32_ffma_tflops, "TFLOP/s", format!("FP32 FFMA {:.1} TFLOP/s", self.fp32_ffma_tflops)),
-            m("fp16_hfma2", Compute, self.fp16_hfma2_tflops, "TFLOP/s", format!("fp16 HFMA2 {:.1} TFLOP/s", self.fp16_hfma2_tflops)),
-            m("launch_floor_single", Latency, self.launch_single_us, "us", format!("one launch {:.1} us", self.launch_single_us)),
-            m("launch_floor_graph", Latency, self.launch_graph_us, "us", format!("graph launch {:.2} us", self.launch_graph_us)),
-            d("datasheet_hbm", Memory, ds.mem_bandwidth_gbs, "GB/s", format!("datasheet HBM {:.2} TB/s", ds.mem_bandwidth_gbs / 1e3)),
-            d("datasheet_tensor_fp16", Compute, ds.fp16_tensor_tflops, "TFLOP/s", format!("datasheet fp16 {:.0} TFLOP/s", ds.fp16_tensor_tflops)),
-            d("datasheet_fp32", Compute, ds.fp32_tflops, "TFLOP/s", format!("datasheet FP32 {:.1} TFLOP/s", ds.fp32_tflops)),
+            m(
+                "hbm_copy",
+                Memory,
+                self.hbm_copy_gbs,
+                "GB/s",
+                format!("HBM copy {:.2} TB/s", self.hbm_copy_gbs / 1e3),
+            ),
+            m(
+                "hbm_read",
+                Memory,
+                self.hbm_read_gbs,
+                "GB/s",
+                format!("HBM read {:.2} TB/s", self.hbm_read_gbs / 1e3),
+            ),
+            m(
+                "l2_read",
+                Memory,
+                self.l2_read_gbs,
+                "GB/s",
+                format!("L2 read {:.1} TB/s", self.l2_read_gbs / 1e3),
+            ),
+            m(
+                "tensor_cublas_fp16",
+                Compute,
+                self.tensor_cublas_fp16_tflops,
+                "TFLOP/s",
+                format!("cuBLAS fp16 {:.0} TFLOP/s", self.tensor_cublas_fp16_tflops),
+            ),
+            m(
+                "tensor_cublas_bf16",
+                Compute,
+                self.tensor_cublas_bf16_tflops,
+                "TFLOP/s",
+                format!("cuBLAS bf16 {:.0} TFLOP/s", self.tensor_cublas_bf16_tflops),
+            ),
+            m(
+                "tensor_wmma",
+                Compute,
+                self.tensor_wmma_tflops,
+                "TFLOP/s",
+                format!("WMMA peak {:.0} TFLOP/s", self.tensor_wmma_tflops),
+            ),
+            m(
+                "fp32_ffma",
+                Compute,
+                self.fp32_ffma_tflops,
+                "TFLOP/s",
+                format!("FP32 FFMA {:.1} TFLOP/s", self.fp32_ffma_tflops),
+            ),
+            m(
+                "fp16_hfma2",
+                Compute,
+                self.fp16_hfma2_tflops,
+                "TFLOP/s",
+                format!("fp16 HFMA2 {:.1} TFLOP/s", self.fp16_hfma2_tflops),
+            ),
+            m(
+                "launch_floor_single",
+                Latency,
+                self.launch_single_us,
+                "us",
+                format!("one launch {:.1} us", self.launch_single_us),
+            ),
+            m(
+                "launch_floor_graph",
+                Latency,
+                self.launch_graph_us,
+                "us",
+                format!("graph launch {:.2} us", self.launch_graph_us),
+            ),
+            d(
+                "datasheet_hbm",
+                Memory,
+                ds.mem_bandwidth_gbs,
+                "GB/s",
+                format!("datasheet HBM {:.2} TB/s", ds.mem_bandwidth_gbs / 1e3),
+            ),
+            d(
+                "datasheet_tensor_fp16",
+                Compute,
+                ds.fp16_tensor_tflops,
+                "TFLOP/s",
+                format!("datasheet fp16 {:.0} TFLOP/s", ds.fp16_tensor_tflops),
+            ),
+            d(
+                "datasheet_fp32",
+                Compute,
+                ds.fp32_tflops,
+                "TFLOP/s",
+                format!("datasheet FP32 {:.1} TFLOP/s", ds.fp32_tflops),
+            ),
         ]
     }
 
@@ -87,7 +165,10 @@ impl MeasuredCeilings {
             ("WMMA", self.tensor_wmma_tflops),
             ("FP32 FFMA", self.fp32_ffma_tflops),
         ];
-        let memories = [("HBM copy", self.hbm_copy_gbs), ("L2 read", self.l2_read_gbs)];
+        let memories = [
+            ("HBM copy", self.hbm_copy_gbs),
+            ("L2 read", self.l2_read_gbs),
+        ];
         let mut out = Vec::new();
         for (c, t) in computes {
             for (m, g) in memories {
@@ -129,7 +210,11 @@ pub(crate) mod tests {
         let r = sample().ridge_points();
         let get = |k: &str| r.iter().find(|(n, _)| n == k).unwrap().1;
         // 750e12 / 4250e9 = 176.47 FLOP/byte
-        assert_relative_eq!(get("cuBLAS fp16 / HBM copy"), 176.470588, max_relative = 1e-6);
+        assert_relative_eq!(
+            get("cuBLAS fp16 / HBM copy"),
+            176.470588,
+            max_relative = 1e-6
+        );
         assert_relative_eq!(get("FP32 FFMA / L2 read"), 6.0);
         assert_eq!(r.len(), 6);
     }

@@ -104,7 +104,11 @@ mod tests {
         // 2*8192^3 = 1.0995e12 FLOP at 750 TFLOP/s = 1.466 ms
         let p = place(&w, 2.0, &h200());
         assert_eq!(p.bound, Bound::Compute);
-        assert_relative_eq!(p.predicted_ms, 1.0995e12 / 750e12 * 1e3, max_relative = 1e-3);
+        assert_relative_eq!(
+            p.predicted_ms,
+            1.0995e12 / 750e12 * 1e3,
+            max_relative = 1e-3
+        );
         assert_relative_eq!(p.pct_attainable, 100.0 * p.predicted_ms / 2.0);
         assert_relative_eq!(p.tflops, 1.0995e12 / 2e-3 / 1e12, max_relative = 1e-3);
         assert_eq!(p.attainable_hbm_tflops, 750.0);

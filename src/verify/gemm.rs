@@ -13,14 +13,21 @@ pub const FULL_CPU_MACS: u64 = 1 << 28;
 /// Rows checked on the CPU for larger problems.
 pub const SAMPLED_ROWS: usize = 24;
 
-/// Rows the CPU reference covers: all when small, else first, last and evenly spread ones.
+/// Rows the CPU reference covers: all when small, else first, last and evenly spread ones,
+/// as many as keep the CPU work near FULL_CPU_MACS (at least 2).
 pub fn reference_rows(m: u64, n: u64, k: u64) -> Vec<usize> {
     if m * n * k <= FULL_CPU_MACS {
         return (0..m as usize).collect();
     }
     let m = m as usize;
-    let mut rows: Vec<usize> = (0..SAMPLED_ROWS).map(|i| i * (m - 1) / (SAMPLED_ROWS - 1)).collect();
-    rows.push(m / 2 + 1);
+    let budget = (FULL_CPU_MACS / (n * k).max(1)).max(2) as usize;
+    let count = SAMPLED_ROWS.min(budget).min(m);
+    let mut rows: Vec<usize> = (0..count)
+        .map(|i| i * (m - 1) / (count - 1).max(1))
+        .collect();
+    if count > 2 {
+        rows.push(m / 2 + 1);
+    }
     rows.retain(|r| *r < m);
     rows.sort_unstable();
     rows.dedup();
@@ -28,7 +35,9 @@ pub fn reference_rows(m: u64, n: u64, k: u64) -> Vec<usize> {
 }
 
 fn gather_rows(c: &[f16], n: usize, rows: &[usize]) -> Vec<f16> {
-    rows.iter().flat_map(|&r| c[r * n..(r + 1) * n].iter().copied()).collect()
+    rows.iter()
+        .flat_map(|&r| c[r * n..(r + 1) * n].iter().copied())
+        .collect()
 }
 
 /// Compares C (already computed, synchronised) with the float64 CPU reference of
@@ -50,7 +59,14 @@ pub fn check_against_cpu(
         None => None,
     };
     let rows = reference_rows(m, n, k);
-    let reference = gemm_rows(&ah, &bh, bias.as_ref().map(|(b, kd)| (b.as_slice(), *kd)), n as usize, k as usize, &rows);
+    let reference = gemm_rows(
+        &ah,
+        &bh,
+        bias.as_ref().map(|(b, kd)| (b.as_slice(), *kd)),
+        n as usize,
+        k as usize,
+        &rows,
+    );
     let got = gather_rows(&ch, n as usize, &rows);
     let cmp = compare(&got, &reference, Tolerance::GEMM);
     let what = if rows.len() as u64 == m {
@@ -59,19 +75,35 @@ pub fn check_against_cpu(
         format!("float64 CPU ({} sampled rows)", rows.len())
     };
     // Rows outside the CPU sample must still have been written.
-    let unwritten = ch.iter().filter(|v| v.to_bits() == crate::gpu::POISON_F16).count();
+    let unwritten = ch
+        .iter()
+        .filter(|v| v.to_bits() == crate::gpu::POISON_F16)
+        .count();
     let mut detail = cmp.summary(&what);
     if unwritten > cmp.unwritten {
         detail += &format!(", {unwritten} elements never written in total");
     }
-    Ok(Verification { passed: cmp.passed && unwritten == 0, rel_err: cmp.rel_fro, detail })
+    Ok(Verification {
+        passed: cmp.passed && unwritten == 0,
+        rel_err: cmp.rel_fro,
+        detail,
+    })
 }
 
 /// Compares every element of C with a cuBLAS result of the same problem.
-pub fn check_against_library(out: &DevBuf<f16>, reference: &DevBuf<f16>, gpu: &Gpu, library: &str) -> Result<Verification> {
+pub fn check_against_library(
+    out: &DevBuf<f16>,
+    reference: &DevBuf<f16>,
+    gpu: &Gpu,
+    library: &str,
+) -> Result<Verification> {
     let (o, r) = (out.download(gpu)?, reference.download(gpu)?);
     let cmp = compare_f16(&o, &r, Tolerance::GEMM);
-    Ok(Verification { passed: cmp.passed, rel_err: cmp.rel_fro, detail: cmp.summary(library) })
+    Ok(Verification {
+        passed: cmp.passed,
+        rel_err: cmp.rel_fro,
+        detail: cmp.summary(library),
+    })
 }
 
 /// Both checks must pass; the reported error is the CPU one (the primary reference).
@@ -103,8 +135,17 @@ mod tests {
     }
 
     #[test]
+    fn huge_rows_are_capped_by_cpu_budget() {
+        let r = reference_rows(256, 8192, 8192);
+        assert_eq!(r, vec![0, 255]);
+    }
+
+    #[test]
     fn gather_picks_rows() {
         let c: Vec<f16> = (0..6).map(|i| f16::from_f32(i as f32)).collect();
-        assert_eq!(gather_rows(&c, 2, &[2]), vec![f16::from_f32(4.0), f16::from_f32(5.0)]);
+        assert_eq!(
+            gather_rows(&c, 2, &[2]),
+            vec![f16::from_f32(4.0), f16::from_f32(5.0)]
+        );
     }
 }

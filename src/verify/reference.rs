@@ -100,7 +100,10 @@ mod tests {
         // A = [[1,2],[3,4]], B = [[5,6],[7,8]] -> C = [[19,22],[43,50]]
         let a = h(&[1., 2., 3., 4.]);
         let b = h(&[5., 6., 7., 8.]);
-        assert_eq!(gemm_rows(&a, &b, None, 2, 2, &[0, 1]), vec![19., 22., 43., 50.]);
+        assert_eq!(
+            gemm_rows(&a, &b, None, 2, 2, &[0, 1]),
+            vec![19., 22., 43., 50.]
+        );
         assert_eq!(gemm_rows(&a, &b, None, 2, 2, &[1]), vec![43., 50.]);
         let bias = h(&[-19., 0.]);
         let fused = gemm_rows(&a, &b, Some((&bias, 1)), 2, 2, &[0]);

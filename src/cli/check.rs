@@ -1,0 +1,143 @@
+//! `roofline check`: the numerical check of every kernel and variant; non-zero exit on any
+//! failure.
+
+use crate::check::{self, CheckRow, FAMILIES};
+use crate::error::{usage, LabError};
+use crate::gpu::Gpu;
+use anyhow::Result;
+use clap::Args;
+use comfy_table::Table;
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Seeded random shapes per kernel family, on top of the fixed shapes
+    #[arg(long, default_value_t = 20)]
+    pub random: usize,
+    /// Seed for the random shapes and inputs
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Families to check (default: all): hgemm, gemm_bias_gelu, gemv, elementwise, layernorm
+    #[arg(long, value_delimiter = ',')]
+    pub kernel: Vec<String>,
+    /// Print every case, not only a summary per family and the failures
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+pub fn families(a: &CheckArgs) -> Result<Vec<&'static str>> {
+    if a.kernel.is_empty() {
+        return Ok(FAMILIES.to_vec());
+    }
+    a.kernel
+        .iter()
+        .map(|k| {
+            FAMILIES.iter().copied().find(|f| f == k).ok_or_else(|| {
+                usage(format!(
+                    "--kernel '{k}': choose from {}",
+                    FAMILIES.join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Runs the check and returns its rows (used by `report` too).
+pub fn run_rows(
+    gpu: &Gpu,
+    fams: &[&'static str],
+    random: usize,
+    seed: u64,
+) -> Result<Vec<CheckRow>> {
+    let total: usize = fams
+        .iter()
+        .map(|f| check::cases(f, random, seed).len())
+        .sum();
+    let pb = ProgressBar::new(total as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} {wide_msg}")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    pb.set_prefix("check");
+    let mut rows = Vec::new();
+    for f in fams {
+        rows.extend(check::run_family(gpu, f, random, seed, &pb)?);
+    }
+    pb.finish_and_clear();
+    Ok(rows)
+}
+
+/// Summary per family plus every failure, as a table.
+pub fn render(rows: &[CheckRow], verbose: bool) -> String {
+    let mut t = Table::new();
+    t.set_header(vec![
+        "family",
+        "cases",
+        "passed",
+        "worst rel err",
+        "failures",
+    ]);
+    for f in FAMILIES {
+        let fam: Vec<&CheckRow> = rows.iter().filter(|r| r.family == f).collect();
+        if fam.is_empty() {
+            continue;
+        }
+        let worst = fam
+            .iter()
+            .map(|r| r.rel_err)
+            .filter(|e| e.is_finite())
+            .fold(0.0, f64::max);
+        let failed: Vec<String> = fam
+            .iter()
+            .filter(|r| !r.passed)
+            .map(|r| r.case.clone())
+            .collect();
+        t.add_row(vec![
+            f.to_string(),
+            fam.len().to_string(),
+            fam.iter().filter(|r| r.passed).count().to_string(),
+            format!("{worst:.2e}"),
+            if failed.is_empty() {
+                "-".into()
+            } else {
+                failed.join(", ")
+            },
+        ]);
+    }
+    let mut out = t.to_string();
+    let detail: Vec<&CheckRow> = rows.iter().filter(|r| verbose || !r.passed).collect();
+    if !detail.is_empty() {
+        let mut d = Table::new();
+        d.set_header(vec!["case", "result", "detail"]);
+        for r in detail {
+            d.add_row(vec![
+                r.case.clone(),
+                if r.passed {
+                    "ok".into()
+                } else {
+                    "FAILED".into()
+                },
+                r.detail.clone(),
+            ]);
+        }
+        out += "\n";
+        out += &d.to_string();
+    }
+    out
+}
+
+pub fn run(device: usize, a: &CheckArgs) -> Result<()> {
+    let fams = families(a)?;
+    let gpu = Gpu::open(device)?;
+    let rows = run_rows(&gpu, &fams, a.random, a.seed)?;
+    println!("{}", render(&rows, a.verbose));
+    let failed = rows.iter().filter(|r| !r.passed).count();
+    println!("{} passed, {} failed", rows.len() - failed, failed);
+    if failed > 0 {
+        return Err(
+            LabError::Verification(format!("{failed} of {} cases failed", rows.len())).into(),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! `roofline report --out DIR`: measure the ceilings, run every sweep and the numerical
+//! check, and write DIR/report.md, DIR/results.json and the SVG charts.
+
+use super::check as check_cli;
+use crate::check::{CheckRow, FAMILIES};
+use crate::gpu::Gpu;
+use crate::results::{render_report, write_atomic};
+use crate::roofline::probe;
+use crate::session::Session;
+use crate::sweeps::{self, Sweep, SweepOpts};
+use anyhow::{Context, Result};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Folder for report.md, results.json and the charts (created if missing)
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Fewer sizes per sweep and fewer random check shapes
+    #[arg(long)]
+    pub quick: bool,
+    /// Random shapes per kernel family in the numerical check
+    #[arg(long, default_value_t = 100)]
+    pub random: usize,
+    /// Reuse cached ceilings instead of measuring them again
+    #[arg(long)]
+    pub keep_ceilings: bool,
+    /// Seed for inputs and random shapes
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+fn check_markdown(rows: &[CheckRow]) -> String {
+    let mut s =
+        String::from("| family | cases | passed | worst rel. error |\n|---|---:|---:|---:|\n");
+    for f in FAMILIES {
+        let fam: Vec<&CheckRow> = rows.iter().filter(|r| r.family == f).collect();
+        if fam.is_empty() {
+            continue;
+        }
+        let worst = fam
+            .iter()
+            .map(|r| r.rel_err)
+            .filter(|e| e.is_finite())
+            .fold(0.0, f64::max);
+        s += &format!(
+            "| {f} | {} | {} | {worst:.2e} |\n",
+            fam.len(),
+            fam.iter().filter(|r| r.passed).count()
+        );
+    }
+    for r in rows.iter().filter(|r| !r.passed) {
+        s += &format!("\nFAILED: {} — {}\n", r.case, r.detail);
+    }
+    s
+}
+
+fn prepare_dir(dir: &Path) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(crate::error::usage(format!(
+            "--out {} exists and is not a folder",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))
+}
+
+pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
+    prepare_dir(&a.out)?;
+    let gpu = Gpu::open(device)?;
+    let ceilings = probe::load_or_measure(&gpu, !a.keep_ceilings, a.quick)?;
+    let mut s = Session::new(gpu, ceilings);
+    let opts = SweepOpts {
+        quick: a.quick,
+        seed: a.seed,
+        ..SweepOpts::default()
+    };
+    for sweep in Sweep::ALL {
+        if s.is_interrupted() {
+            break;
+        }
+        let plan = sweeps::plan(sweep, &opts);
+        sweeps::check_fits(&s.gpu, &plan)?;
+        sweeps::run(&mut s, plan, true, sweep.name())?;
+    }
+    let random = if a.quick { a.random.min(20) } else { a.random };
+    let rows = if s.is_interrupted() {
+        Vec::new()
+    } else {
+        check_cli::run_rows(&s.gpu, &FAMILIES, random, a.seed)?
+    };
+
+    let results = s.results();
+    results.save(a.out.join("results.json"))?;
+    let charts = crate::plot::plot_all(&results, &a.out)?;
+    let names: Vec<PathBuf> = charts
+        .iter()
+        .filter_map(|p| p.file_name().map(PathBuf::from))
+        .collect();
+    let mut md = render_report(&results, &names);
+    md += "\n## Numerical check\n\n";
+    md += &format!(
+        "Every kernel and variant at fixed awkward shapes plus {random} seeded random shapes per family \
+         (seed {}), against float64 CPU references and cuBLAS; outputs poisoned before each run.\n\n",
+        a.seed
+    );
+    md += &check_markdown(&rows);
+    md += &format!(
+        "\nRegenerate: `roofline report --out {}{}` (commit {}).\n",
+        a.out.display(),
+        if a.quick { " --quick" } else { "" },
+        crate::GIT_COMMIT
+    );
+    write_atomic(a.out.join("report.md"), md.as_bytes())?;
+    eprintln!(
+        "wrote {}/report.md, results.json and {} chart(s)",
+        a.out.display(),
+        charts.len()
+    );
+    let failed = rows.iter().filter(|r| !r.passed).count();
+    if failed > 0 || !s.failures().is_empty() {
+        return Err(crate::error::LabError::Verification(format!(
+            "{} check case(s) and {} benchmark(s) failed; see report.md",
+            failed,
+            s.failures().len()
+        ))
+        .into());
+    }
+    Ok(())
+}

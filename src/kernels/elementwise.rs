@@ -1,0 +1,146 @@
+//! ReLU and GELU over fp16 tensors (cuda/elementwise.cu), checked against float64.
+
+use crate::ffi;
+use crate::gpu::{DevBuf, Gpu};
+use crate::measure::{BenchCase, CaseId, Verification};
+use crate::results::schema::Shape;
+use crate::roofline::{work, Work};
+use crate::verify::{compare, reference, Tolerance};
+use anyhow::Result;
+use half::f16;
+
+pub fn variants() -> Vec<(u32, String)> {
+    super::variants::list(
+        ffi::rl_elementwise_variant_count,
+        ffi::rl_elementwise_variant_name,
+    )
+}
+
+/// Elements checked against float64 at most (evenly strided beyond that; every element is
+/// still checked for having been written).
+pub const MAX_CHECKED: usize = 1 << 22;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Relu,
+    /// 0 = tanh approximation, 1 = erf.
+    Gelu(i32),
+}
+
+impl Op {
+    pub fn kernel(&self) -> &'static str {
+        match self {
+            Op::Relu => "relu",
+            Op::Gelu(0) => "gelu",
+            Op::Gelu(_) => "gelu_erf",
+        }
+    }
+}
+
+pub struct ElementwiseCase {
+    pub op: Op,
+    pub elems: u64,
+    pub variant: u32,
+    pub seed: u64,
+    sets: Vec<(DevBuf<f16>, DevBuf<f16>)>,
+}
+
+impl ElementwiseCase {
+    pub fn new(op: Op, elems: u64, variant: u32, seed: u64) -> Self {
+        ElementwiseCase {
+            op,
+            elems,
+            variant,
+            seed,
+            sets: Vec::new(),
+        }
+    }
+}
+
+impl BenchCase for ElementwiseCase {
+    fn id(&self) -> CaseId {
+        CaseId::new(
+            self.op.kernel(),
+            "ours",
+            &format!("v{}", self.variant),
+            Shape::Elems { elems: self.elems },
+        )
+    }
+    fn work(&self) -> Work {
+        match self.op {
+            Op::Relu => work::relu(self.elems),
+            Op::Gelu(_) => work::gelu(self.elems),
+        }
+    }
+    fn set_bytes(&self) -> u64 {
+        self.work().bytes as u64
+    }
+    fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
+        self.sets.clear();
+        for s in 0..sets as u64 {
+            // GELU's interesting range is a few units around zero; ReLU needs both signs.
+            let x = DevBuf::random(
+                gpu,
+                self.elems as usize,
+                self.seed + s,
+                -6.0,
+                6.0,
+                "elementwise x",
+            )?;
+            let y = DevBuf::poisoned(gpu, self.elems as usize, "elementwise y")?;
+            self.sets.push((x, y));
+        }
+        Ok(())
+    }
+    fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
+        let (x, y) = &self.sets[set];
+        let (v, n, st) = (self.variant as i32, self.elems as usize, gpu.raw_stream());
+        // SAFETY: x and y hold `elems` fp16 values each.
+        let code = unsafe {
+            match self.op {
+                Op::Relu => ffi::rl_relu(v, x.ptr(gpu), y.ptr(gpu), n, st),
+                Op::Gelu(kind) => ffi::rl_gelu(v, x.ptr(gpu), y.ptr(gpu), n, kind, st),
+            }
+        };
+        gpu.check_launch(
+            code,
+            &format!("{} v{}", self.op.kernel(), self.variant),
+            &format!("{} elems", self.elems),
+        )
+    }
+    fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
+        if self.sets.is_empty() {
+            self.prepare(gpu, 1)?;
+        }
+        self.sets[0].1.poison(gpu)?;
+        self.launch(gpu, 0)?;
+        gpu.sync(&self.id().describe(), &format!("{} elems", self.elems))?;
+        let (x, y) = (self.sets[0].0.download(gpu)?, self.sets[0].1.download(gpu)?);
+        let stride = x.len().div_ceil(MAX_CHECKED).max(1);
+        let xs: Vec<f16> = x.iter().step_by(stride).copied().collect();
+        let ys: Vec<f16> = y.iter().step_by(stride).copied().collect();
+        let r = match self.op {
+            Op::Relu => reference::relu(&xs),
+            Op::Gelu(kind) => reference::gelu_all(&xs, kind),
+        };
+        let cmp = compare::compare(&ys, &r, Tolerance::ELEMENTWISE);
+        let unwritten = y
+            .iter()
+            .filter(|v| v.to_bits() == crate::gpu::POISON_F16)
+            .count();
+        let what = if stride == 1 {
+            "float64 CPU".to_string()
+        } else {
+            format!("float64 CPU (every {stride}th element)")
+        };
+        let mut detail = cmp.summary(&what);
+        if unwritten > 0 {
+            detail += &format!(", {unwritten} elements never written in total");
+        }
+        Ok(Verification {
+            passed: cmp.passed && unwritten == 0,
+            rel_err: cmp.rel_fro,
+            detail,
+        })
+    }
+}

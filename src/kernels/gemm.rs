@@ -1,0 +1,124 @@
+//! Our Tensor Core HGEMM (WMMA, cuda/hgemm.cu) as a BenchCase, checked against a float64
+//! CPU reference and cuBLAS.
+
+use super::cublas_gemm::{gemm_row_major, gemm_shape, Dtype, GemmSet};
+use crate::ffi;
+use crate::gpu::{DevBuf, Gpu};
+use crate::measure::{BenchCase, CaseId, Verification};
+use crate::roofline::{work, Work};
+use crate::verify::gemm as check;
+use anyhow::Result;
+use half::f16;
+
+pub fn variants() -> Vec<(u32, String)> {
+    super::variants::list(ffi::rl_hgemm_variant_count, ffi::rl_hgemm_variant_name)
+}
+
+/// Enqueues our HGEMM variant `v` on C = A . B.
+pub fn launch_hgemm(gpu: &Gpu, v: u32, s: &GemmSet<f16>, m: u64, n: u64, k: u64) -> Result<()> {
+    // SAFETY: GemmSet sized A m*k, B k*n, C m*n for this shape; the launcher checks the rest.
+    let code = unsafe {
+        ffi::rl_hgemm(
+            v as i32,
+            s.a.ptr(gpu),
+            s.b.ptr(gpu),
+            s.c.ptr(gpu),
+            m as i32,
+            n as i32,
+            k as i32,
+            gpu.raw_stream(),
+        )
+    };
+    gpu.check_launch(code, &format!("hgemm v{v}"), &gemm_shape(m, n, k).label())
+}
+
+/// cuBLAS's result for set `s` in a fresh buffer (the library reference).
+pub fn cublas_reference(
+    gpu: &Gpu,
+    s: &GemmSet<f16>,
+    m: u64,
+    n: u64,
+    k: u64,
+) -> Result<DevBuf<f16>> {
+    let out = DevBuf::<f16>::poisoned(gpu, (m * n) as usize, "cuBLAS reference C")?;
+    // SAFETY: A, B sized for the shape, out holds m*n elements.
+    unsafe {
+        gemm_row_major(
+            gpu,
+            Dtype::F16,
+            s.a.ptr(gpu),
+            s.b.ptr(gpu),
+            out.ptr(gpu),
+            m as usize,
+            n as usize,
+            k as usize,
+        )?
+    };
+    Ok(out)
+}
+
+pub struct HgemmCase {
+    pub m: u64,
+    pub n: u64,
+    pub k: u64,
+    pub variant: u32,
+    pub seed: u64,
+    sets: Vec<GemmSet<f16>>,
+}
+
+impl HgemmCase {
+    pub fn new(m: u64, n: u64, k: u64, variant: u32, seed: u64) -> Self {
+        HgemmCase {
+            m,
+            n,
+            k,
+            variant,
+            seed,
+            sets: Vec::new(),
+        }
+    }
+}
+
+impl BenchCase for HgemmCase {
+    fn id(&self) -> CaseId {
+        CaseId::new(
+            "hgemm",
+            "ours",
+            &format!("v{}", self.variant),
+            gemm_shape(self.m, self.n, self.k),
+        )
+    }
+    fn work(&self) -> Work {
+        work::gemm(self.m, self.n, self.k)
+    }
+    fn set_bytes(&self) -> u64 {
+        self.work().bytes as u64
+    }
+    fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
+        self.sets.clear();
+        for s in 0..sets as u64 {
+            self.sets
+                .push(GemmSet::new(gpu, self.m, self.n, self.k, self.seed + s)?);
+        }
+        // One eager launch: one-time kernel attributes stay out of any graph capture.
+        launch_hgemm(gpu, self.variant, &self.sets[0], self.m, self.n, self.k)
+    }
+    fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
+        launch_hgemm(gpu, self.variant, &self.sets[set], self.m, self.n, self.k)
+    }
+    fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
+        if self.sets.is_empty() {
+            self.prepare(gpu, 1)?;
+        }
+        let (m, n, k) = (self.m, self.n, self.k);
+        let s = &self.sets[0];
+        s.c.poison(gpu)?;
+        self.launch(gpu, 0)?;
+        let reference = cublas_reference(gpu, s, m, n, k)?;
+        let what = self.id().describe();
+        gpu.sync(&what, &gemm_shape(m, n, k).label())?;
+        let cpu = check::check_against_cpu(gpu, &s.a, &s.b, &s.c, None, m, n, k)?;
+        let lib = check::check_against_library(&s.c, &reference, gpu, "cuBLAS")?;
+        Ok(check::both(cpu, lib))
+    }
+}

@@ -1,0 +1,223 @@
+//! GEMM + bias + GELU: our fused kernel (epilogue in registers), our GEMM followed by a
+//! separate bias+GELU kernel (one more HBM round trip), cuBLAS followed by the same kernel,
+//! and cuBLASLt's GELU_BIAS epilogue. All do the same work (one work model).
+
+use super::cublas_gemm::{gemm_row_major, gemm_shape, Dtype, GemmSet};
+use super::cublaslt::LtGeluPlan;
+use super::gemm::launch_hgemm;
+use crate::ffi;
+use crate::gpu::{DevBuf, Gpu};
+use crate::measure::{BenchCase, CaseId, Verification};
+use crate::roofline::{work, Work};
+use crate::verify::gemm as check;
+use anyhow::Result;
+use half::f16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GeluImpl {
+    /// Our fused kernel, variant n.
+    Fused(u32),
+    /// Our HGEMM variant n, then rl_bias_gelu.
+    Unfused(u32),
+    /// cuBLAS, then rl_bias_gelu.
+    UnfusedCublas,
+    /// cuBLASLt with the GELU_BIAS epilogue (tanh GELU only).
+    Cublaslt,
+}
+
+impl GeluImpl {
+    pub fn impl_name(&self) -> &'static str {
+        match self {
+            GeluImpl::Fused(_) => "ours",
+            GeluImpl::Unfused(_) => "unfused",
+            GeluImpl::UnfusedCublas => "unfused_cublas",
+            GeluImpl::Cublaslt => "cublaslt",
+        }
+    }
+    pub fn variant(&self) -> String {
+        match self {
+            GeluImpl::Fused(v) | GeluImpl::Unfused(v) => format!("v{v}"),
+            _ => String::new(),
+        }
+    }
+}
+
+pub fn variants() -> Vec<(u32, String)> {
+    super::variants::list(
+        ffi::rl_gemm_bias_gelu_variant_count,
+        ffi::rl_gemm_bias_gelu_variant_name,
+    )
+}
+
+pub fn gelu_name(kind: i32) -> &'static str {
+    if kind == 0 {
+        "tanh"
+    } else {
+        "erf"
+    }
+}
+
+struct GeluSet {
+    g: GemmSet<f16>,
+    bias: DevBuf<f16>,
+}
+
+pub struct GemmGeluCase {
+    pub m: u64,
+    pub n: u64,
+    pub k: u64,
+    pub imp: GeluImpl,
+    /// 0 = tanh approximation, 1 = erf.
+    pub gelu_kind: i32,
+    pub seed: u64,
+    sets: Vec<GeluSet>,
+    lt: Option<LtGeluPlan>,
+}
+
+impl GemmGeluCase {
+    pub fn new(m: u64, n: u64, k: u64, imp: GeluImpl, gelu_kind: i32, seed: u64) -> Self {
+        GemmGeluCase {
+            m,
+            n,
+            k,
+            imp,
+            gelu_kind,
+            seed,
+            sets: Vec::new(),
+            lt: None,
+        }
+    }
+
+    fn bias_gelu(&self, gpu: &Gpu, s: &GeluSet) -> Result<()> {
+        let c = s.g.c.ptr(gpu);
+        // SAFETY: C holds m*n, bias n elements; in place is allowed by the contract.
+        let code = unsafe {
+            ffi::rl_bias_gelu(
+                c,
+                s.bias.ptr(gpu),
+                c,
+                self.m as i32,
+                self.n as i32,
+                self.gelu_kind,
+                gpu.raw_stream(),
+            )
+        };
+        gpu.check_launch(code, "bias_gelu", &gemm_shape(self.m, self.n, 1).label())
+    }
+}
+
+impl BenchCase for GemmGeluCase {
+    fn id(&self) -> CaseId {
+        let mut id = CaseId::new(
+            "gemm_bias_gelu",
+            self.imp.impl_name(),
+            &self.imp.variant(),
+            gemm_shape(self.m, self.n, self.k),
+        );
+        if self.gelu_kind != 0 {
+            id.kernel = format!("gemm_bias_gelu_{}", gelu_name(self.gelu_kind));
+        }
+        id
+    }
+    fn work(&self) -> Work {
+        work::gemm_bias_gelu(self.m, self.n, self.k)
+    }
+    fn set_bytes(&self) -> u64 {
+        self.work().bytes as u64
+    }
+    fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
+        self.sets.clear();
+        for s in 0..sets as u64 {
+            let seed = self.seed + s;
+            let g = GemmSet::new(gpu, self.m, self.n, self.k, seed)?;
+            let bias = DevBuf::random(gpu, self.n as usize, seed ^ 0xb1a5, -1.0, 1.0, "bias")?;
+            self.sets.push(GeluSet { g, bias });
+        }
+        if self.imp == GeluImpl::Cublaslt && self.lt.is_none() {
+            self.lt = Some(LtGeluPlan::new(gpu, self.m, self.n, self.k)?);
+        }
+        // One eager launch: one-time kernel attributes stay out of any graph capture.
+        self.launch(gpu, 0)
+    }
+    fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
+        let s = &self.sets[set];
+        let (m, n, k) = (self.m, self.n, self.k);
+        match self.imp {
+            GeluImpl::Fused(v) => {
+                // SAFETY: buffers sized for (m, n, k) in prepare().
+                let code = unsafe {
+                    ffi::rl_gemm_bias_gelu(
+                        v as i32,
+                        s.g.a.ptr(gpu),
+                        s.g.b.ptr(gpu),
+                        s.bias.ptr(gpu),
+                        s.g.c.ptr(gpu),
+                        m as i32,
+                        n as i32,
+                        k as i32,
+                        self.gelu_kind,
+                        gpu.raw_stream(),
+                    )
+                };
+                gpu.check_launch(
+                    code,
+                    &format!("gemm_bias_gelu v{v}"),
+                    &gemm_shape(m, n, k).label(),
+                )
+            }
+            GeluImpl::Unfused(v) => {
+                launch_hgemm(gpu, v, &s.g, m, n, k)?;
+                self.bias_gelu(gpu, s)
+            }
+            GeluImpl::UnfusedCublas => {
+                // SAFETY: buffers sized for (m, n, k) in prepare().
+                unsafe {
+                    gemm_row_major(
+                        gpu,
+                        Dtype::F16,
+                        s.g.a.ptr(gpu),
+                        s.g.b.ptr(gpu),
+                        s.g.c.ptr(gpu),
+                        m as usize,
+                        n as usize,
+                        k as usize,
+                    )?
+                };
+                self.bias_gelu(gpu, s)
+            }
+            GeluImpl::Cublaslt => {
+                let plan = self.lt.as_ref().expect("plan made in prepare");
+                // SAFETY: buffers sized for the plan's shape in prepare().
+                unsafe {
+                    plan.launch(
+                        gpu,
+                        s.g.a.ptr(gpu),
+                        s.g.b.ptr(gpu),
+                        s.bias.ptr(gpu),
+                        s.g.c.ptr(gpu),
+                    )
+                }
+            }
+        }
+    }
+    fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
+        if self.sets.is_empty() {
+            self.prepare(gpu, 1)?;
+        }
+        let (m, n, k) = (self.m, self.n, self.k);
+        self.sets[0].g.c.poison(gpu)?;
+        self.launch(gpu, 0)?;
+        gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
+        let s = &self.sets[0];
+        check::check_against_cpu(
+            gpu,
+            &s.g.a,
+            &s.g.b,
+            &s.g.c,
+            Some((&s.bias, self.gelu_kind)),
+            m,
+            n,
+            k,
+        )
+    }
+}

@@ -1,0 +1,164 @@
+//! Decode GEMV / small-M GEMM y[M x N] = x[M x K] . W[K x N] (cuda/gemv.cu) beside cuBLAS,
+//! checked against float64 CPU and cuBLAS.
+
+use super::cublas_gemm::{gemm_row_major, gemm_shape, Dtype};
+use crate::ffi;
+use crate::gpu::{DevBuf, Gpu};
+use crate::measure::{BenchCase, CaseId, Verification};
+use crate::roofline::{work, Work};
+use crate::verify::gemm as check;
+use anyhow::Result;
+use half::f16;
+
+pub fn variants() -> Vec<(u32, String)> {
+    super::variants::list(ffi::rl_gemv_variant_count, ffi::rl_gemv_variant_name)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GemvImpl {
+    Ours(u32),
+    Cublas,
+}
+
+struct GemvSet {
+    x: DevBuf<f16>,
+    w: DevBuf<f16>,
+    y: DevBuf<f16>,
+}
+
+pub struct GemvCase {
+    pub m: u64,
+    pub n: u64,
+    pub k: u64,
+    pub imp: GemvImpl,
+    pub seed: u64,
+    sets: Vec<GemvSet>,
+    /// Scratch for split-K variants: zeroed once, left zeroed by every launch.
+    workspace: Option<DevBuf<u8>>,
+}
+
+impl GemvCase {
+    pub fn new(m: u64, n: u64, k: u64, imp: GemvImpl, seed: u64) -> Self {
+        GemvCase {
+            m,
+            n,
+            k,
+            imp,
+            seed,
+            sets: Vec::new(),
+            workspace: None,
+        }
+    }
+}
+
+impl BenchCase for GemvCase {
+    fn id(&self) -> CaseId {
+        let (imp, v) = match self.imp {
+            GemvImpl::Ours(v) => ("ours", format!("v{v}")),
+            GemvImpl::Cublas => ("cublas", String::new()),
+        };
+        CaseId::new("gemv", imp, &v, gemm_shape(self.m, self.n, self.k))
+    }
+    fn work(&self) -> Work {
+        work::gemv(self.m, self.n, self.k)
+    }
+    fn set_bytes(&self) -> u64 {
+        self.work().bytes as u64
+    }
+    fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
+        let (m, n, k) = (self.m as usize, self.n as usize, self.k as usize);
+        self.sets.clear();
+        for s in 0..sets as u64 {
+            let seed = (self.seed + s).wrapping_mul(5);
+            self.sets.push(GemvSet {
+                x: DevBuf::random(gpu, m * k, seed, -1.0, 1.0, "GEMV x")?,
+                w: DevBuf::random(gpu, k * n, seed + 1, -1.0, 1.0, "GEMV W")?,
+                y: DevBuf::poisoned(gpu, m * n, "GEMV y")?,
+            });
+        }
+        if let GemvImpl::Ours(v) = self.imp {
+            // Also runs the launcher's one-time host queries before any graph capture.
+            // SAFETY: a pure size query.
+            let bytes =
+                unsafe { ffi::rl_gemv_workspace_bytes(v as i32, m as i32, n as i32, k as i32) };
+            self.workspace = if bytes > 0 {
+                Some(DevBuf::zeros_bytes(gpu, bytes, "GEMV workspace")?)
+            } else {
+                None
+            };
+        } else {
+            gpu.blas()?;
+        }
+        Ok(())
+    }
+    fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
+        let s = &self.sets[set];
+        let (m, n, k) = (self.m, self.n, self.k);
+        match self.imp {
+            GemvImpl::Ours(v) => {
+                let ws = self
+                    .workspace
+                    .as_ref()
+                    .map_or(std::ptr::null_mut(), |w| w.ptr(gpu));
+                // SAFETY: x m*k, W k*n, y m*n elements; workspace as large as the launcher asked.
+                let code = unsafe {
+                    ffi::rl_gemv(
+                        v as i32,
+                        s.x.ptr(gpu),
+                        s.w.ptr(gpu),
+                        s.y.ptr(gpu),
+                        ws,
+                        m as i32,
+                        n as i32,
+                        k as i32,
+                        gpu.raw_stream(),
+                    )
+                };
+                gpu.check_launch(code, &format!("gemv v{v}"), &gemm_shape(m, n, k).label())
+            }
+            // SAFETY: x m*k, W k*n, y m*n elements.
+            GemvImpl::Cublas => unsafe {
+                gemm_row_major(
+                    gpu,
+                    Dtype::F16,
+                    s.x.ptr(gpu),
+                    s.w.ptr(gpu),
+                    s.y.ptr(gpu),
+                    m as usize,
+                    n as usize,
+                    k as usize,
+                )
+            },
+        }
+    }
+    fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
+        if self.sets.is_empty() {
+            self.prepare(gpu, 1)?;
+        }
+        let (m, n, k) = (self.m, self.n, self.k);
+        self.sets[0].y.poison(gpu)?;
+        self.launch(gpu, 0)?;
+        let s = &self.sets[0];
+        let reference = DevBuf::<f16>::poisoned(gpu, (m * n) as usize, "cuBLAS reference y")?;
+        // SAFETY: as in launch, into the reference buffer.
+        unsafe {
+            gemm_row_major(
+                gpu,
+                Dtype::F16,
+                s.x.ptr(gpu),
+                s.w.ptr(gpu),
+                reference.ptr(gpu),
+                m as usize,
+                n as usize,
+                k as usize,
+            )?
+        };
+        gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
+        let cpu = check::check_against_cpu(gpu, &s.x, &s.w, &s.y, None, m, n, k)?;
+        if self.imp == GemvImpl::Cublas {
+            return Ok(cpu);
+        }
+        let lib = check::check_against_library(&s.y, &reference, gpu, "cuBLAS")?;
+        Ok(check::both(cpu, lib))
+    }
+}

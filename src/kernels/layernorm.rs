@@ -1,0 +1,160 @@
+//! LayerNorm forward over rows (cuda/layernorm.cu), checked against float64.
+
+use crate::ffi;
+use crate::gpu::{DevBuf, Gpu};
+use crate::measure::{BenchCase, CaseId, Verification};
+use crate::results::schema::Shape;
+use crate::roofline::{work, Work};
+use crate::verify::{compare, reference, Tolerance};
+use anyhow::Result;
+use half::f16;
+
+pub const EPS: f32 = 1e-5;
+/// Rows checked against float64 at most (evenly spread beyond that).
+pub const MAX_CHECKED_ROWS: usize = 512;
+
+pub fn variants() -> Vec<(u32, String)> {
+    super::variants::list(
+        ffi::rl_layernorm_variant_count,
+        ffi::rl_layernorm_variant_name,
+    )
+}
+
+struct LnSet {
+    x: DevBuf<f16>,
+    y: DevBuf<f16>,
+}
+
+pub struct LayerNormCase {
+    pub rows: u64,
+    pub hidden: u64,
+    pub variant: u32,
+    pub seed: u64,
+    sets: Vec<LnSet>,
+    gamma: Option<DevBuf<f16>>,
+    beta: Option<DevBuf<f16>>,
+}
+
+impl LayerNormCase {
+    pub fn new(rows: u64, hidden: u64, variant: u32, seed: u64) -> Self {
+        LayerNormCase {
+            rows,
+            hidden,
+            variant,
+            seed,
+            sets: Vec::new(),
+            gamma: None,
+            beta: None,
+        }
+    }
+    fn shape(&self) -> Shape {
+        Shape::Rows {
+            rows: self.rows,
+            hidden: self.hidden,
+        }
+    }
+}
+
+impl BenchCase for LayerNormCase {
+    fn id(&self) -> CaseId {
+        CaseId::new(
+            "layernorm",
+            "ours",
+            &format!("v{}", self.variant),
+            self.shape(),
+        )
+    }
+    fn work(&self) -> Work {
+        work::layernorm(self.rows, self.hidden)
+    }
+    fn set_bytes(&self) -> u64 {
+        4 * self.rows * self.hidden
+    }
+    fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
+        let n = (self.rows * self.hidden) as usize;
+        self.sets.clear();
+        for s in 0..sets as u64 {
+            // An offset mean makes a wrong mean subtraction visible.
+            let x = DevBuf::random(gpu, n, self.seed + s, -1.0, 3.0, "LayerNorm x")?;
+            self.sets.push(LnSet {
+                x,
+                y: DevBuf::poisoned(gpu, n, "LayerNorm y")?,
+            });
+        }
+        let h = self.hidden as usize;
+        self.gamma = Some(DevBuf::random(gpu, h, self.seed ^ 0x9a, 0.5, 1.5, "gamma")?);
+        self.beta = Some(DevBuf::random(gpu, h, self.seed ^ 0xbe, -0.5, 0.5, "beta")?);
+        Ok(())
+    }
+    fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
+        let s = &self.sets[set];
+        let (g, b) = (
+            self.gamma.as_ref().expect("prepared"),
+            self.beta.as_ref().expect("prepared"),
+        );
+        // SAFETY: x, y rows*hidden, gamma and beta hidden fp16 values.
+        let code = unsafe {
+            ffi::rl_layernorm(
+                self.variant as i32,
+                s.x.ptr(gpu),
+                g.ptr(gpu),
+                b.ptr(gpu),
+                s.y.ptr(gpu),
+                self.rows as i32,
+                self.hidden as i32,
+                EPS,
+                gpu.raw_stream(),
+            )
+        };
+        gpu.check_launch(
+            code,
+            &format!("layernorm v{}", self.variant),
+            &self.shape().label(),
+        )
+    }
+    fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
+        if self.sets.is_empty() {
+            self.prepare(gpu, 1)?;
+        }
+        self.sets[0].y.poison(gpu)?;
+        self.launch(gpu, 0)?;
+        gpu.sync(&self.id().describe(), &self.shape().label())?;
+        let h = self.hidden as usize;
+        let (x, y) = (self.sets[0].x.download(gpu)?, self.sets[0].y.download(gpu)?);
+        let (g, b) = (
+            self.gamma.as_ref().unwrap().download(gpu)?,
+            self.beta.as_ref().unwrap().download(gpu)?,
+        );
+        let rows = self.rows as usize;
+        let stride = rows.div_ceil(MAX_CHECKED_ROWS).max(1);
+        let picked: Vec<usize> = (0..rows).step_by(stride).collect();
+        let xs: Vec<f16> = picked
+            .iter()
+            .flat_map(|r| x[r * h..(r + 1) * h].iter().copied())
+            .collect();
+        let ys: Vec<f16> = picked
+            .iter()
+            .flat_map(|r| y[r * h..(r + 1) * h].iter().copied())
+            .collect();
+        let r = reference::layernorm(&xs, &g, &b, h, EPS as f64);
+        let cmp = compare::compare(&ys, &r, Tolerance::LAYERNORM);
+        let unwritten = y
+            .iter()
+            .filter(|v| v.to_bits() == crate::gpu::POISON_F16)
+            .count();
+        let what = if stride == 1 {
+            "float64 CPU".to_string()
+        } else {
+            format!("float64 CPU ({} sampled rows)", picked.len())
+        };
+        let mut detail = cmp.summary(&what);
+        if unwritten > 0 {
+            detail += &format!(", {unwritten} elements never written in total");
+        }
+        Ok(Verification {
+            passed: cmp.passed && unwritten == 0,
+            rel_err: cmp.rel_fro,
+            detail,
+        })
+    }
+}

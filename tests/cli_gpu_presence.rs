@@ -1,0 +1,49 @@
+//! `roofline info` without a GPU exits 2 with a clear message; with one, it shows the device.
+//! Runs everywhere: CI (no GPU) checks the first path, the GPU machine the second.
+
+use assert_cmd::Command;
+
+fn has_driver() -> bool {
+    ["/dev/nvidiactl", "/dev/nvidia0"]
+        .iter()
+        .any(|p| std::path::Path::new(p).exists())
+}
+
+fn roofline() -> Command {
+    match std::env::var("ROOFLINE_BIN") {
+        Ok(p) => Command::new(p),
+        Err(_) => Command::cargo_bin("roofline").unwrap(),
+    }
+}
+
+#[test]
+fn info_reports_no_gpu_clearly_or_the_device() {
+    let out = roofline().arg("info").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if has_driver() {
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(
+            stdout.contains("SMs") && stdout.contains("ridge point"),
+            "{stdout}"
+        );
+    } else {
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("no CUDA GPU"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn device_index_out_of_range_or_no_gpu_exits_2() {
+    let out = roofline()
+        .args(["--device", "99", "info"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no CUDA GPU") || stderr.contains("--device 99 does not exist"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,69 @@
+//! GPU tests: every HGEMM variant and every GEMM+bias+GELU path is correct at odd shapes
+//! (against float64 CPU and cuBLAS), with random inputs and poisoned outputs.
+
+use roofline_lab::gpu::Gpu;
+use roofline_lab::kernels::gemm::{self, HgemmCase};
+use roofline_lab::kernels::gemm_gelu::{self, GeluImpl, GemmGeluCase};
+use roofline_lab::measure::BenchCase;
+
+/// Off-tile shapes: tiny, primes, N and K not multiples of 8, one past a tile, decode-like.
+const SHAPES: &[(u64, u64, u64)] = &[
+    (1, 1, 1),
+    (127, 257, 129),
+    (33, 17, 5),
+    (129, 7, 33),
+    (20, 300, 3),
+    (128, 128, 128),
+    (129, 264, 72),
+    (260, 600, 37),
+    (16, 4096, 4096),
+    (513, 1024, 256),
+    (1000, 1000, 1000),
+];
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_hgemm_variant_matches_references_at_odd_shapes() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let variants = gemm::variants();
+    assert!(variants.len() >= 4, "{variants:?}");
+    let mut failures = Vec::new();
+    for (v, _) in &variants {
+        for (i, &(m, n, k)) in SHAPES.iter().enumerate() {
+            let mut c = HgemmCase::new(m, n, k, *v, 100 + i as u64);
+            let r = c.verify(&gpu).expect("runs");
+            if !r.passed {
+                failures.push(format!("v{v} {m}x{n}x{k}: {}", r.detail));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gemm_gelu_paths_match_float64_for_both_gelu_forms() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let mut failures = Vec::new();
+    let fused: Vec<u32> = gemm_gelu::variants().iter().map(|(v, _)| *v).collect();
+    let best = *fused.last().expect("fused variants");
+    for &(m, n, k) in &SHAPES[..9] {
+        for kind in [0, 1] {
+            let mut imps: Vec<GeluImpl> = fused.iter().map(|v| GeluImpl::Fused(*v)).collect();
+            imps.push(GeluImpl::Unfused(best));
+            imps.push(GeluImpl::UnfusedCublas);
+            if kind == 0 {
+                imps.push(GeluImpl::Cublaslt);
+            }
+            for imp in imps {
+                let mut c = GemmGeluCase::new(m, n, k, imp, kind, 7 + m);
+                match c.verify(&gpu) {
+                    Ok(r) if r.passed => {}
+                    Ok(r) => failures.push(format!("{imp:?} gelu{kind} {m}x{n}x{k}: {}", r.detail)),
+                    Err(e) => failures.push(format!("{imp:?} gelu{kind} {m}x{n}x{k}: error {e:#}")),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,0 +1,115 @@
+//! GPU tests: GEMV (every variant, M = 1..16 and beyond, odd N and K), ReLU/GELU (tails,
+//! both GELU forms) and LayerNorm (hidden sizes off the vector width) match float64.
+
+use roofline_lab::gpu::Gpu;
+use roofline_lab::kernels::elementwise::{self, ElementwiseCase, Op};
+use roofline_lab::kernels::gemv::{self, GemvCase, GemvImpl};
+use roofline_lab::kernels::layernorm::{self, LayerNormCase};
+use roofline_lab::measure::BenchCase;
+
+fn run_all(gpu: &Gpu, cases: Vec<Box<dyn BenchCase>>) -> Vec<String> {
+    let mut failures = Vec::new();
+    for mut c in cases {
+        let name = c.id().describe();
+        match c.verify(gpu) {
+            Ok(v) if v.passed => {}
+            Ok(v) => failures.push(format!("{name}: {}", v.detail)),
+            Err(e) => failures.push(format!("{name}: error {e:#}")),
+        }
+    }
+    failures
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gemv_every_variant_at_decode_and_odd_shapes() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let shapes = [
+        (1, 4096, 4096),
+        (3, 4096, 4096),
+        (16, 8192, 8192),
+        (1, 1, 1),
+        (5, 7, 9),
+        (1, 4100, 4096),
+        (2, 4096, 4097),
+        (8, 4104, 1000),
+        (17, 520, 777),
+        (40, 256, 4096),
+    ];
+    let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
+    for (v, _) in gemv::variants() {
+        for (i, &(m, n, k)) in shapes.iter().enumerate() {
+            cases.push(Box::new(GemvCase::new(
+                m,
+                n,
+                k,
+                GemvImpl::Ours(v),
+                40 + i as u64,
+            )));
+        }
+    }
+    cases.push(Box::new(GemvCase::new(1, 4096, 4096, GemvImpl::Cublas, 3)));
+    let failures = run_all(&gpu, cases);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gemv_workspace_survives_repeated_launches() {
+    // Split-K variants must leave their workspace zeroed: rerun and re-verify several times.
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    for (v, _) in gemv::variants() {
+        let mut c = GemvCase::new(4, 8192, 8192, GemvImpl::Ours(v), 9);
+        for round in 0..3 {
+            for _ in 0..5 {
+                c.launch(&gpu, 0).unwrap();
+            }
+            let r = c.verify(&gpu).unwrap();
+            assert!(r.passed, "v{v} round {round}: {}", r.detail);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn elementwise_every_variant_with_tails() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
+    for (v, _) in elementwise::variants() {
+        for &n in &[1u64, 7, 8, 9, 1023, 4096 + 3, 1 << 20, (1 << 24) + 5] {
+            for op in [Op::Relu, Op::Gelu(0), Op::Gelu(1)] {
+                cases.push(Box::new(ElementwiseCase::new(op, n, v, n + v as u64)));
+            }
+        }
+    }
+    let failures = run_all(&gpu, cases);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn layernorm_every_variant_at_odd_hidden_sizes() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let shapes = [
+        (1, 1),
+        (3, 7),
+        (5, 768),
+        (7, 1000),
+        (33, 1024),
+        (2, 1030),
+        (64, 4096),
+        (9, 4099),
+        (4, 8192),
+        (3, 12288),
+        (2, 16384),
+        (1, 16385),
+    ];
+    let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
+    for (v, _) in layernorm::variants() {
+        for (i, &(rows, hidden)) in shapes.iter().enumerate() {
+            cases.push(Box::new(LayerNormCase::new(rows, hidden, v, 70 + i as u64)));
+        }
+    }
+    let failures = run_all(&gpu, cases);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
