@@ -82,7 +82,7 @@ pub fn cases(family: &str, random: usize, seed: u64) -> Vec<Box<dyn BenchCase>> 
         }
         "gemm_bias_gelu" => {
             let vs = variant_list(gemm_gelu::variants());
-            let best = *vs.last().unwrap_or(&1);
+            let best = gemm::best();
             for &(m, n, k) in &GEMM_SHAPES[..8] {
                 for kind in [0, 1] {
                     for &v in &vs {

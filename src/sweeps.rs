@@ -91,10 +91,6 @@ impl SweepOpts {
     }
 }
 
-fn best(list: Vec<(u32, String)>) -> u32 {
-    list.iter().map(|(v, _)| *v).max().unwrap_or(1)
-}
-
 fn push(
     plan: &mut Vec<Planned>,
     experiment: &'static str,
@@ -114,7 +110,7 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
     let mut p = Vec::new();
     match sweep {
         Sweep::Square => {
-            let best_v = best(gemm::variants());
+            let best_v = gemm::best();
             let sizes: &[u64] = if o.quick {
                 &[256, 1024, 2048, 4096]
             } else {
@@ -147,8 +143,8 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
             }
         }
         Sweep::Fusion => {
-            let fv = best(gemm_gelu::variants());
-            let gv = best(gemm::variants());
+            let fv = gemm_gelu::best();
+            let gv = gemm::best();
             let ms: &[u64] = if o.quick {
                 &[1, 16, 256, 4096]
             } else {
@@ -182,8 +178,8 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
             }
         }
         Sweep::Decode => {
-            let v_gemv = best(gemv::variants());
-            let v_gemm = best(gemm::variants());
+            let v_gemv = gemv::best();
+            let v_gemm = gemm::best();
             let ms: &[u64] = if o.quick {
                 &[1, 4, 16, 64, 256]
             } else {
@@ -238,8 +234,8 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
             }
         }
         Sweep::Elementwise => {
-            let ev = best(elementwise::variants());
-            let lv = best(layernorm::variants());
+            let ev = elementwise::best();
+            let lv = layernorm::best();
             let mibs: &[u64] = if o.quick {
                 &[1, 16, 32, 256, 1024]
             } else {
@@ -276,7 +272,7 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
                     push(
                         &mut p,
                         "elementwise",
-                        CopyCase::new(bytes, best(CopyCase::variants()), o.seed),
+                        CopyCase::new(bytes, CopyCase::best(), o.seed),
                         cfg,
                     );
                 }

@@ -60,6 +60,7 @@ fn gemv_workspace_survives_repeated_launches() {
     let gpu = Gpu::open(0).expect("a CUDA GPU");
     for (v, _) in gemv::variants() {
         let mut c = GemvCase::new(4, 8192, 8192, GemvImpl::Ours(v), 9);
+        assert!(c.verify(&gpu).unwrap().passed, "v{v} first run");
         for round in 0..3 {
             for _ in 0..5 {
                 c.launch(&gpu, 0).unwrap();

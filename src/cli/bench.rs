@@ -167,12 +167,17 @@ pub struct GemmShape {
 }
 
 /// "v3", "best" or "all" against a family's variants.
-pub fn pick_variants(spec: &str, available: &[(u32, String)], family: &str) -> Result<Vec<u32>> {
+pub fn pick_variants(
+    spec: &str,
+    available: &[(u32, String)],
+    best: u32,
+    family: &str,
+) -> Result<Vec<u32>> {
     if spec == "all" {
         return Ok(available.iter().map(|(v, _)| *v).collect());
     }
     spec.split(',')
-        .map(|s| variants::parse(s.trim(), available, family).map_err(usage))
+        .map(|s| variants::parse(s.trim(), available, best, family).map_err(usage))
         .collect()
 }
 
@@ -237,7 +242,8 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
             if bytes % 2 != 0 {
                 return Err(usage("--bytes must be even (the copy moves fp16 elements)"));
             }
-            let v = variants::parse(variant, &CopyCase::variants(), "copy").map_err(usage)?;
+            let v = variants::parse(variant, &CopyCase::variants(), CopyCase::best(), "copy")
+                .map_err(usage)?;
             let mut s = open_session(device)?;
             let mut case = CopyCase::new(*bytes, v, measure.seed);
             s.run(&mut case, "bench", &cfg, !measure.no_verify)?;
@@ -253,7 +259,7 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
         } => {
             let cfg = measure.config()?;
             output.validate()?;
-            let vs = pick_variants(variant, &gemm::variants(), "hgemm")?;
+            let vs = pick_variants(variant, &gemm::variants(), gemm::best(), "hgemm")?;
             let GemmShape { m, n, k } = *shape;
             let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
             for imp in r#impl {
@@ -288,7 +294,12 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
             let cfg = measure.config()?;
             output.validate()?;
             let kind = parse_gelu(gelu)?;
-            let vs = pick_variants(variant, &gemm_gelu::variants(), "gemm_bias_gelu")?;
+            let vs = pick_variants(
+                variant,
+                &gemm_gelu::variants(),
+                gemm_gelu::best(),
+                "gemm_bias_gelu",
+            )?;
             let GemmShape { m, n, k } = *shape;
             let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
             for imp in r#impl {
@@ -315,7 +326,7 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
         } => {
             let cfg = measure.config()?;
             output.validate()?;
-            let vs = pick_variants(variant, &gemv::variants(), "gemv")?;
+            let vs = pick_variants(variant, &gemv::variants(), gemv::best(), "gemv")?;
             let GemvShape { m, n, k } = *shape;
             let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
             for imp in r#impl {
@@ -351,7 +362,12 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
         } => {
             let cfg = measure.config()?;
             output.validate()?;
-            let vs = pick_variants(variant, &elementwise::variants(), "elementwise")?;
+            let vs = pick_variants(
+                variant,
+                &elementwise::variants(),
+                elementwise::best(),
+                "elementwise",
+            )?;
             let cases = vs
                 .iter()
                 .map(|v| {
@@ -375,7 +391,12 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
             let cfg = measure.config()?;
             output.validate()?;
             let kind = parse_gelu(gelu)?;
-            let vs = pick_variants(variant, &elementwise::variants(), "elementwise")?;
+            let vs = pick_variants(
+                variant,
+                &elementwise::variants(),
+                elementwise::best(),
+                "elementwise",
+            )?;
             let cases = vs
                 .iter()
                 .map(|v| {
@@ -398,7 +419,12 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
         } => {
             let cfg = measure.config()?;
             output.validate()?;
-            let vs = pick_variants(variant, &layernorm::variants(), "layernorm")?;
+            let vs = pick_variants(
+                variant,
+                &layernorm::variants(),
+                layernorm::best(),
+                "layernorm",
+            )?;
             let cases = vs
                 .iter()
                 .map(|v| {

@@ -9,6 +9,14 @@ use crate::verify::{compare, reference, Tolerance};
 use anyhow::Result;
 use half::f16;
 
+/// The variant "best" means: v3 (cp.async double-buffered): fastest measured (docs/perf-log.md).
+pub const BEST: u32 = 3;
+
+/// The variant "best" resolves to on this build.
+pub fn best() -> u32 {
+    super::variants::best_of(&variants(), BEST)
+}
+
 pub fn variants() -> Vec<(u32, String)> {
     super::variants::list(
         ffi::rl_elementwise_variant_count,

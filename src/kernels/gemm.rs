@@ -10,6 +10,14 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
+/// The variant "best" means: v7 (BK=64, double-buffered fragments): fastest at 2048-8192^3 on the H200 (docs/perf-log.md).
+pub const BEST: u32 = 7;
+
+/// The variant "best" resolves to on this build.
+pub fn best() -> u32 {
+    super::variants::best_of(&variants(), BEST)
+}
+
 pub fn variants() -> Vec<(u32, String)> {
     super::variants::list(ffi::rl_hgemm_variant_count, ffi::rl_hgemm_variant_name)
 }

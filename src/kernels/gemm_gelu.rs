@@ -42,6 +42,14 @@ impl GeluImpl {
     }
 }
 
+/// The variant "best" means: matches the plain HGEMM's best loop (docs/perf-log.md).
+pub const BEST: u32 = 7;
+
+/// The variant "best" resolves to on this build.
+pub fn best() -> u32 {
+    super::variants::best_of(&variants(), BEST)
+}
+
 pub fn variants() -> Vec<(u32, String)> {
     super::variants::list(
         ffi::rl_gemm_bias_gelu_variant_count,

@@ -10,6 +10,14 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
+/// The variant "best" means: v5 (tensor-core inner product, cluster split-K): fastest measured (docs/perf-log.md).
+pub const BEST: u32 = 5;
+
+/// The variant "best" resolves to on this build.
+pub fn best() -> u32 {
+    super::variants::best_of(&variants(), BEST)
+}
+
 pub fn variants() -> Vec<(u32, String)> {
     super::variants::list(ffi::rl_gemv_variant_count, ffi::rl_gemv_variant_name)
 }

@@ -13,6 +13,14 @@ pub const EPS: f32 = 1e-5;
 /// Rows checked against float64 at most (evenly spread beyond that).
 pub const MAX_CHECKED_ROWS: usize = 512;
 
+/// The variant "best" means: v2 (row held in registers): fastest measured (docs/perf-log.md).
+pub const BEST: u32 = 2;
+
+/// The variant "best" resolves to on this build.
+pub fn best() -> u32 {
+    super::variants::best_of(&variants(), BEST)
+}
+
 pub fn variants() -> Vec<(u32, String)> {
     super::variants::list(
         ffi::rl_layernorm_variant_count,

@@ -23,17 +23,30 @@ pub fn list(
         .collect()
 }
 
-/// Parses "v3" or "3" (or "best" = the highest) against a list of variants.
-pub fn parse(s: &str, available: &[(u32, String)], family: &str) -> Result<u32, String> {
+/// The family's preferred variant when it exists, else its highest.
+pub fn best_of(available: &[(u32, String)], preferred: u32) -> u32 {
+    if available.iter().any(|(v, _)| *v == preferred) {
+        preferred
+    } else {
+        available.iter().map(|(v, _)| *v).max().unwrap_or(1)
+    }
+}
+
+/// Parses "v3" or "3", or "best" (the family's fastest measured variant) or "latest" (the
+/// highest number), against a list of variants.
+pub fn parse(s: &str, available: &[(u32, String)], best: u32, family: &str) -> Result<u32, String> {
     let max = available.iter().map(|(v, _)| *v).max().unwrap_or(0);
-    if s == "best" || s == "latest" {
+    if s == "best" {
+        return Ok(best_of(available, best));
+    }
+    if s == "latest" {
         return Ok(max);
     }
     let num = s.trim_start_matches(['v', 'V']);
     match num.parse::<u32>() {
         Ok(v) if available.iter().any(|(x, _)| *x == v) => Ok(v),
         _ => Err(format!(
-            "unknown {family} variant '{s}': choose one of {} or 'best'",
+            "unknown {family} variant '{s}': choose one of {} or 'best' / 'latest'",
             available
                 .iter()
                 .map(|(v, _)| format!("v{v}"))
@@ -57,11 +70,14 @@ mod tests {
 
     #[test]
     fn parses_names_numbers_and_best() {
-        assert_eq!(parse("v2", &avail(), "hgemm"), Ok(2));
-        assert_eq!(parse("3", &avail(), "hgemm"), Ok(3));
-        assert_eq!(parse("best", &avail(), "hgemm"), Ok(3));
-        let e = parse("v9", &avail(), "hgemm").unwrap_err();
+        assert_eq!(parse("v2", &avail(), 2, "hgemm"), Ok(2));
+        assert_eq!(parse("3", &avail(), 2, "hgemm"), Ok(3));
+        assert_eq!(parse("best", &avail(), 2, "hgemm"), Ok(2));
+        assert_eq!(parse("latest", &avail(), 2, "hgemm"), Ok(3));
+        // a preferred variant that does not exist falls back to the highest
+        assert_eq!(parse("best", &avail(), 9, "hgemm"), Ok(3));
+        let e = parse("v9", &avail(), 2, "hgemm").unwrap_err();
         assert!(e.contains("v1, v2, v3"), "{e}");
-        assert!(parse("fast", &avail(), "hgemm").is_err());
+        assert!(parse("fast", &avail(), 2, "hgemm").is_err());
     }
 }
