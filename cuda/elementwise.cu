@@ -7,6 +7,8 @@
 //   v3: v2 with the loads staged through shared memory by cp.async, double-buffered: the next 4
 //       vectors are in flight while the current 4 are computed, whatever ptxas does with registers
 //       (in v2 it delays the 3rd and 4th load of the erf loop behind the math of the 1st).
+//   v4: copy_v3's shape: one block per 2 x 256 16-byte vectors, both loads issued before any
+//       math, no grid-stride loop, no shared memory (the block scheduler does the load balancing).
 // Every element is read and then written by the same thread, so x == y is harmless.
 #include "common.cuh"
 #include "gelu.cuh"
@@ -163,21 +165,57 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   scalar_tail(x, y, n, op);
 }
 
-// v1 runs Ref through the scalar kernel; v2/v3 run Fast through their vector kernel, or through
+// v4: copy_v3's shape. No grid-stride loop: block b owns vectors [b kChunk, (b + 1) kChunk),
+// kChunk = kV4Vecs x 256; thread t loads its kV4Vecs vectors (stride 256 inside the chunk) before
+// any math or store, then computes and stores them. The hardware block scheduler refills each SM
+// as blocks retire, so every SM stays busy to the end of the buffer, and no shared memory or
+// registers are tied up in a software pipeline. Plain loads (not .nc): x may equal y, and every
+// element is read and written by the same thread. The scalar tail goes to the first threads.
+constexpr int kV4Vecs = 2;  // 16-byte loads in flight per thread (copy_v3 uses 2)
+constexpr long long kV4Chunk = (long long)kV4Vecs * kThreads;
+constexpr int kV4BlocksPerSm = 8;  // 2048 threads/SM (32 registers): 64 KiB of loads in flight
+
+template <class Op>
+__global__ void __launch_bounds__(kThreads, kV4BlocksPerSm)
+    ew_chunk(const __half *x, __half *y, size_t n, Op op) {
+  const uint4 *xv = reinterpret_cast<const uint4 *>(x);
+  uint4 *yv = reinterpret_cast<uint4 *>(y);
+  const size_t nvec = n / 8;
+  const size_t i = (size_t)blockIdx.x * kV4Chunk + threadIdx.x;
+  if (i + (kV4Vecs - 1) * kThreads < nvec) {
+    uint4 v[kV4Vecs];
+#pragma unroll
+    for (int u = 0; u < kV4Vecs; ++u) v[u] = xv[i + u * kThreads];
+#pragma unroll
+    for (int u = 0; u < kV4Vecs; ++u) yv[i + u * kThreads] = apply8(v[u], op);
+  } else {
+#pragma unroll
+    for (int u = 0; u < kV4Vecs; ++u)
+      if (i + u * kThreads < nvec) yv[i + u * kThreads] = apply8(xv[i + u * kThreads], op);
+  }
+  scalar_tail(x, y, n, op);
+}
+
+// v1 runs Ref through the scalar kernel; v2-v4 run Fast through their vector kernel, or through
 // the scalar one when a pointer is not 16-byte aligned.
 template <class Ref, class Fast>
 int launch(int variant, const void *x, void *y, size_t n, Ref ref, Fast fast, void *stream) {
-  RL_REQUIRE(variant >= 1 && variant <= 3 && x != nullptr && y != nullptr && n >= 1);
+  RL_REQUIRE(variant >= 1 && variant <= 4 && x != nullptr && y != nullptr && n >= 1);
   const __half *xh = static_cast<const __half *>(x);
   __half *yh = static_cast<__half *>(y);
   cudaStream_t s = rl_stream(stream);
   const long long wave = (long long)rl_sm_count() * kBlocksPerSm;
   const bool aligned = ((uintptr_t)x % 16 == 0) && ((uintptr_t)y % 16 == 0);
-  if (variant >= 2 && aligned) {
+  // v4: one block per chunk (at least one block: n < 8 is all tail). A grid past 2^31 - 1
+  // blocks (> 8 Ti elements) would not launch; such sizes take v2's grid-stride kernel.
+  const long long chunks = rl_ceil_div((long long)(n / 8), kV4Chunk);
+  if (variant == 4 && aligned && chunks <= 0x7fffffffLL) {
+    ew_chunk<<<(unsigned)(chunks > 0 ? chunks : 1), kThreads, 0, s>>>(xh, yh, n, fast);
+  } else if (variant >= 2 && aligned) {
     // No more threads than 16-byte vectors, but at least one block (n < 8 is all tail).
     const long long need = rl_ceil_div((long long)(n / 8 > 0 ? n / 8 : 1), kThreads);
     const int grid = (int)(need < wave ? need : wave);
-    if (variant == 2)
+    if (variant == 2 || variant == 4)
       ew_vec<<<grid, kThreads, 0, s>>>(xh, yh, n, fast);
     else
       ew_vec_async<<<grid, kThreads, 0, s>>>(xh, yh, n, fast);
@@ -205,13 +243,14 @@ extern "C" int rl_gelu(int variant, const void *x, void *y, size_t n, int gelu_k
                         : launch(variant, x, y, n, Gelu<1>{}, GeluErfFast{}, stream);
 }
 
-extern "C" int rl_elementwise_variant_count(void) { return 3; }
+extern "C" int rl_elementwise_variant_count(void) { return 4; }
 
 extern "C" const char *rl_elementwise_variant_name(int variant) {
   switch (variant) {
     case 1: return "v1 scalar grid-stride, GELU from gelu.cuh";
     case 2: return "v2 16-byte vectors, 4 per thread per step, one resident wave, MUFU GELU";
     case 3: return "v3 v2 with loads double-buffered through shared memory by cp.async";
+    case 4: return "v4 copy_v3 shape: one block per 2 x 256 vectors, no grid-stride loop";
     default: return nullptr;
   }
 }

@@ -61,6 +61,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v7 pipelined 128x256x64, double-buffered fragments + bias+GELU epilogue",
     "v8 pipelined 128x128x32, 2 blocks per SM + bias+GELU epilogue",
     "v9 pipelined 128x256x32, 5 stages + bias+GELU epilogue",
+    "v10 best: pipelined loop, tile chosen per shape + bias+GELU epilogue",
 };
 
 template <int KIND>

@@ -12,7 +12,10 @@
 //       M = 16, which is as much issue time as the HBM time; this needs 1/64 of an MMA.
 //   v5: v4 with the split-K reduction inside a thread-block cluster through distributed shared
 //       memory (sm_90): no workspace, no global round trips at the end. Elsewhere: v4 with S = 1.
-// v2..v5 need N % 8 == 0 and a 16-byte aligned W; otherwise they use a scalar-column kernel.
+//   v6: v5 with W streamed through a per-lane cp.async ring in shared memory (6 groups = 384 B
+//       per lane in flight from the first instruction to the end of the warp's range, no drain
+//       between register batches, x one group ahead in registers). Elsewhere: S = 1.
+// v2..v6 need N % 8 == 0 and a 16-byte aligned W; otherwise they use a scalar-column kernel.
 // Launches cover at most 16 rows of x; larger M is done in chunks of 16 rows.
 #include <cooperative_groups.h>
 
@@ -51,7 +54,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// ---------------------------------------------------------------- scalar fallback (v2..v5)
+// ---------------------------------------------------------------- scalar fallback (v2..v6)
 // N % 8 != 0 or W unaligned: a block owns 32 columns (one per lane), its 8 warps split K
 // (interleaved rows, 64-byte coalesced reads), shared-memory reduction.
 template <int MB>
@@ -84,7 +87,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// ---------------------------------------------------------------- shared by v2..v5
+// ---------------------------------------------------------------- shared by v2..v6
 __device__ __forceinline__ uint4 ldg_stream(const __half *p) {  // W: read once, skip L1
   uint4 v;
   asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -400,6 +403,137 @@ __global__ void __launch_bounds__(kThreads, kMmaBlocksPerSm)
   finish_tile<MB, MODE>(part, y, ws, M, N, S);
 }
 
+
+// ---------------------------------------------------------------- v6: cp.async ring
+// v5's groups and index math, but W goes through a per-lane ring of kRingStages groups in shared
+// memory filled by cp.async (zero-fill where a row is outside the warp's range, past K, or past
+// N). The ring is filled first thing, before x or anything else is touched; then every step
+// waits for the oldest group, computes it, and refills its slot with the group kRingStages
+// ahead, so kRingStages groups (384 B per lane) stay in flight until the warp's range runs out:
+// no drain between batches, and no registers spent on loads in flight. A lane fills and reads
+// only its own slots, so the ring needs no barrier. x (A fragments) is loaded one group ahead
+// into registers. After the loop the ring is reused for the cross-warp reduction.
+constexpr int kRingStages = 6;
+constexpr size_t kRingBytes = (size_t)kRingStages * 4 * kThreads * sizeof(uint4);  // 96 KiB
+template <int MB>
+constexpr size_t kRingRedBytes = (size_t)kWarps * 32 * (8 * (MB / 4) + 1) * sizeof(float);
+template <int MB>
+constexpr size_t kRingSmem =
+    (kRingBytes > kRingRedBytes<MB> ? kRingBytes : kRingRedBytes<MB>) + MB * kTileN * sizeof(float);
+
+// 16-byte cp.async that writes zeros (reads nothing) when !ok.
+__device__ __forceinline__ void cp_async16_zfill(void *smem, const void *gmem, bool ok) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem),
+               "r"(ok ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int PENDING>
+__device__ __forceinline__ void cp_async_wait() {  // all but the newest PENDING groups are done
+  asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+}
+
+template <int MB, int MODE>
+__global__ void __launch_bounds__(kThreads, kMmaBlocksPerSm)
+    gemv_ring(const __half *x, const __half *W, __half *y, void *ws, int M, int N, int K, int S,
+              bool xvec) {
+  constexpr int JS = 8 * (MB / 4);
+  extern __shared__ __align__(16) unsigned char smem[];
+  uint4 *ring = reinterpret_cast<uint4 *>(smem);  // [stage][j][thread]
+  float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(smem);  // after the loop
+  float *part = reinterpret_cast<float *>(
+      smem + (kRingBytes > kRingRedBytes<MB> ? kRingBytes : kRingRedBytes<MB>));
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n = blockIdx.x * kTileN + g * 8;
+  const bool col_ok = n < N;  // N % 8 == 0
+  const int quads = K / 4 + (K % 4 != 0);
+  const int wid = blockIdx.y * kWarps + warp;
+  const int qa = split_begin(quads, S * kWarps, wid), qb = split_begin(quads, S * kWarps, wid + 1);
+  const int ga = qa / 4, gb = qa < qb ? (qb + 3) / 4 : ga;
+
+  // Group gi into ring slot `slot`: rows 16 gi + 4t + j, j < 4, columns n .. n + 8.
+  // p = &W[16 gi + 4t][n] (formed incrementally; only dereferenced where the row is valid).
+  auto issue = [&](int gi, int slot, const __half *p) {
+    const int q = gi * 4 + t, kq = 4 * q;  // this lane's quad and its first row
+    const bool quad_ok = col_ok && q >= qa && q < qb;
+    uint4 *dst = ring + slot * 4 * kThreads + threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const bool ok = quad_ok && kq + j < K;
+      cp_async16_zfill(dst + j * kThreads, ok ? p : W, ok);
+      p += N;
+    }
+  };
+  // x[g (+8)][4 rows of group gi]; zeros outside the warp's range (no access).
+  auto load_a = [&](int gi, uint2 (&a)[2]) {
+    const int q = gi * 4 + t, kq = 4 * q;
+    const bool quad_ok = q >= qa && q < qb;
+    a[0] = load_x4(x, g, kq, M, K, quad_ok, xvec);
+    a[1] = MB == 16 ? load_x4(x, g + 8, kq, M, K, quad_ok, xvec) : make_uint2(0, 0);
+  };
+
+  // One commit per stage even when empty, so "wait for all but the newest kRingStages - 1" always
+  // means "the oldest stage has landed".
+  const size_t gstep = (size_t)16 * N;  // one group of rows
+  const __half *pg = W + ((size_t)ga * 16 + 4 * t) * N + n;
+#pragma unroll
+  for (int d = 0; d < kRingStages; ++d) {
+    if (ga + d < gb) issue(ga + d, d, pg);
+    cp_async_commit();
+    pg += gstep;
+  }
+  // pg = &W[16 (gi + kRingStages) + 4t][n] from here on.
+
+  MmaAcc<MB> acc;
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < MB / 4; ++j) acc.v[i][j] = 0.0f;
+
+  uint2 a_cur[2];
+  load_a(ga, a_cur);
+  int slot = 0;
+  for (int gi = ga; gi < gb; ++gi) {
+    uint2 a_next[2];
+    load_a(gi + 1, a_next);
+    cp_async_wait<kRingStages - 1>();
+    uint4 w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) w[j] = ring[slot * 4 * kThreads + j * kThreads + threadIdx.x];
+    mma_group_compute<MB>(acc, w, a_cur);
+    // The MMAs above consume w, so the slot has been read before the refill is issued.
+    if (gi + kRingStages < gb) issue(gi + kRingStages, slot, pg);
+    cp_async_commit();
+    pg += gstep;
+    a_cur[0] = a_next[0];
+    a_cur[1] = a_next[1];
+    slot = slot + 1 == kRingStages ? 0 : slot + 1;
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // every lane is done with the ring: red[] overwrites it
+
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int q = 0; q < MB / 4; ++q) red[warp][lane][q * 8 + i] = acc.v[i][q];
+  __syncthreads();
+  for (int e = threadIdx.x; e < 32 * JS; e += kThreads) {
+    const int l = e % 32, j = e / 32;
+    float v = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) v += red[w][l][j];
+    const int i = j % 8, q = j / 8;
+    const int m = (l >> 2) + 8 * (q >> 1), col = 8 * (2 * (l & 3) + (q & 1)) + i;
+    part[m * kTileN + col] = v;
+  }
+  __syncthreads();
+  finish_tile<MB, MODE>(part, y, ws, M, N, S);
+}
+
 // ---------------------------------------------------------------- host side
 int bucket(int rows) { return rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 ? 4 : rows <= 8 ? 8 : 16; }
 
@@ -501,6 +635,72 @@ int cluster_splits(int N, int K) {
   return 1;
 }
 
+// ---- v6 host side: the ring kernels need > 48 KiB of dynamic shared memory (an attribute set
+// once, in rl_gemv_workspace_bytes or on the first launch; never again inside a capture).
+template <int MB, int MODE>
+bool ring_attr() {
+  static const bool ok =
+      cudaFuncSetAttribute(gemv_ring<MB, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           (int)kRingSmem<MB>) == cudaSuccess ||
+      (cudaGetLastError(), false);
+  return ok;
+}
+bool ring_setup() {
+  static const bool ok = ring_attr<8, kDirect>() & ring_attr<16, kDirect>() &
+                         ring_attr<8, kCluster>() & ring_attr<16, kCluster>();
+  return ok;
+}
+template <int MB>
+int ring_occupancy() {
+  static const int b = [] {
+    int v = 0;
+    ring_setup();
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, gemv_ring<MB, kCluster>, kThreads,
+                                                      kRingSmem<MB>) != cudaSuccess ||
+        v < 1) {
+      (void)cudaGetLastError();
+      v = 1;
+    }
+    return v;
+  }();
+  return b;
+}
+template <int MB>
+int ring_active_clusters(int S) {
+  static std::atomic<int> cache[kMaxSplitsCluster + 1];
+  int v = cache[S].load(std::memory_order_relaxed);
+  if (v == 0) {
+    ring_setup();
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(1, S, 1);
+    cfg.blockDim = dim3(kThreads, 1, 1);
+    cfg.dynamicSmemBytes = kRingSmem<MB>;
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = S;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    if (cudaOccupancyMaxActiveClusters(&v, gemv_ring<MB, kCluster>, &cfg) != cudaSuccess) {
+      (void)cudaGetLastError();
+      v = 0;
+    }
+    v = v > 0 ? v : -1;
+    cache[S].store(v, std::memory_order_relaxed);
+  }
+  return v;
+}
+// Largest cluster split (<= 8) whose clusters are all resident at once; 1 without clusters.
+template <int MB>
+int ring_splits(int N, int K) {
+  if (!cluster_capable() || !ring_setup()) return 1;
+  const int tiles = tiles_for(N);
+  for (int S = splits_for(tiles, K, ring_occupancy<MB>(), kMaxSplitsCluster); S > 1; --S)
+    if (ring_active_clusters<MB>(S) >= tiles) return S;
+  return 1;
+}
+
 // Splits a launch of `variant` with rows = min(M, 16) uses (1: no workspace needed).
 int splits(int variant, int rows, int N, int K) {
   const int MB = bucket(rows);
@@ -515,6 +715,12 @@ size_t workspace_bytes(int variant, int N, int K) {
   if (variant == 5) {  // no workspace; make the cached occupancy queries now, not in a capture
     cluster_splits<8>(N, K);
     cluster_splits<16>(N, K);
+    return 0;
+  }
+  if (variant == 6) {  // no workspace; smem attributes and occupancy queries now
+    ring_setup();
+    ring_splits<8>(N, K);
+    ring_splits<16>(N, K);
     return 0;
   }
   if (variant != 3 && variant != 4) return 0;
@@ -571,6 +777,32 @@ cudaError_t launch_mma(const __half *x, const __half *W, __half *y, void *ws, in
   return cudaSuccess;
 }
 
+template <int MB>
+cudaError_t launch_ring(const __half *x, const __half *W, __half *y, int M, int N, int K, int S,
+                        cudaStream_t s) {
+  const dim3 grid(tiles_for(N), S);
+  const bool xvec = K % 4 == 0 && (uintptr_t)x % 8 == 0;
+  if (S == 1) {
+    gemv_ring<MB, kDirect><<<grid, kThreads, kRingSmem<MB>, s>>>(x, W, y, nullptr, M, N, K, 1,
+                                                                 xvec);
+    return cudaSuccess;
+  }
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(kThreads, 1, 1);
+  cfg.dynamicSmemBytes = kRingSmem<MB>;
+  cfg.stream = s;
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = 1;
+  attr.val.clusterDim.y = S;
+  attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, gemv_ring<MB, kCluster>, x, W, y, (void *)nullptr, M, N, K, S,
+                            xvec);
+}
+
 // One launch for `rows` <= 16 rows of x.
 int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *ws, int rows,
                 int N, int K, cudaStream_t s) {
@@ -606,9 +838,13 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
     const int S = mma_splits(MB, N, K);
     e = MB <= 8 ? launch_mma<8>(x, W, y, ws, rows, N, K, S, false, s)
                 : launch_mma<16>(x, W, y, ws, rows, N, K, S, false, s);
-  } else {
+  } else if (variant == 5) {
     e = MB <= 8 ? launch_mma<8>(x, W, y, nullptr, rows, N, K, cluster_splits<8>(N, K), true, s)
                 : launch_mma<16>(x, W, y, nullptr, rows, N, K, cluster_splits<16>(N, K), true, s);
+  } else {
+    if (!ring_setup()) return (int)cudaErrorInvalidConfiguration;  // smem attribute refused
+    e = MB <= 8 ? launch_ring<8>(x, W, y, rows, N, K, ring_splits<8>(N, K), s)
+                : launch_ring<16>(x, W, y, rows, N, K, ring_splits<16>(N, K), s);
   }
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
@@ -617,13 +853,13 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
 }  // namespace
 
 extern "C" size_t rl_gemv_workspace_bytes(int variant, int M, int N, int K) {
-  if (variant < 1 || variant > 5 || M < 1 || N < 1 || K < 1) return 0;
+  if (variant < 1 || variant > 6 || M < 1 || N < 1 || K < 1) return 0;
   return workspace_bytes(variant, N, K);
 }
 
 extern "C" int rl_gemv(int variant, const void *x, const void *W, void *y, void *workspace, int M,
                        int N, int K, void *stream) {
-  RL_REQUIRE(variant >= 1 && variant <= 5 && x != nullptr && W != nullptr && y != nullptr &&
+  RL_REQUIRE(variant >= 1 && variant <= 6 && x != nullptr && W != nullptr && y != nullptr &&
              M >= 1 && N >= 1 && K >= 1);
   bool needs_ws = false;
   if (vector_ok(W, N))
@@ -644,7 +880,7 @@ extern "C" int rl_gemv(int variant, const void *x, const void *W, void *y, void 
   return 0;
 }
 
-extern "C" int rl_gemv_variant_count(void) { return 5; }
+extern "C" int rl_gemv_variant_count(void) { return 6; }
 
 extern "C" const char *rl_gemv_variant_name(int variant) {
   switch (variant) {
@@ -653,6 +889,7 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 3: return "v3 v2 + split-K across blocks (workspace, last-block ticket)";
     case 4: return "v4 v3 with mma.sync tensor-core inner product";
     case 5: return "v5 v4 with the split-K reduction in a cluster over DSMEM (sm_90)";
+    case 6: return "v6 v5 with W streamed through a 6-stage per-lane cp.async ring in smem";
     default: return nullptr;
   }
 }

@@ -20,6 +20,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v7 pipelined: 128x256x64, 8 warps of 64x64, 4 stages, double-buffered fragments",
     "v8 pipelined 2/SM: 128x128x32, 4 warps of 64x64, 4 stages, 2 blocks per SM",
     "v9 pipelined BK32: 128x256x32, 8 warps of 64x64, 5 stages, double-buffered fragments",
+    "v10 best: pipelined loop, tile per shape (128x256, 128x128, 64x128, 64x32, 32x32)",
 };
 
 }  // namespace

@@ -645,11 +645,10 @@ int launch_tiled(const half *A, const half *B, half *C, int M, int N, int K, con
 
 // v7..v9: the pipelined kernel on the 16-byte path; anything else runs the generic path of
 // the v4/v5 kernel with the same block tile (FALLBACK), which handles any shape.
-template <class Cfg, class Fallback, class Epi>
-int launch_pipelined(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
-                     cudaStream_t stream) {
-  if (!vec16_ok(A, B, C, N, K, epi))
-    return launch_tiled_path<Fallback, false>(A, B, C, M, N, K, epi, stream);
+// The pipelined kernel itself: the caller has checked vec16_ok.
+template <class Cfg, class Epi>
+int launch_pipelined_path(const half *A, const half *B, half *C, int M, int N, int K,
+                          const Epi &epi, cudaStream_t stream) {
   constexpr auto *kernel = &pipelined_wmma_kernel<Cfg, Epi>;
   const int prep = allow_smem<kernel, Cfg::kSmemBytes>();
   if (prep != 0) return prep;
@@ -658,6 +657,14 @@ int launch_pipelined(const half *A, const half *B, half *C, int M, int N, int K,
   kernel<<<static_cast<unsigned>(tiles), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(A, B, C, M, N,
                                                                                    K, epi);
   return rl_launch_status();
+}
+
+template <class Cfg, class Fallback, class Epi>
+int launch_pipelined(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+                     cudaStream_t stream) {
+  if (!vec16_ok(A, B, C, N, K, epi))
+    return launch_tiled_path<Fallback, false>(A, B, C, M, N, K, epi, stream);
+  return launch_pipelined_path<Cfg>(A, B, C, M, N, K, epi, stream);
 }
 
 template <class Cfg, bool VEC, class Epi>
@@ -702,8 +709,17 @@ using CfgP = TileCfg<128, 256, 32, 64, 64, 3, true, 16, 1>;
 using CfgV7 = TileCfg<128, 256, 64, 64, 64, 4, true, 16, 1>;
 using CfgV8 = TileCfg<128, 128, 32, 64, 64, 4, true, 8, 2>;
 using CfgV9 = TileCfg<128, 256, 32, 64, 64, 5, true, 16, 1>;
+// v10's smaller tiles for the pipelined kernel (v7's own tile covers the large grids):
+//   W:   64x128x64, 4 warps of 32x64, 4 stages = 106,496 B, 2 blocks per SM (M ~ 129..512).
+//   T64: 64x32x128, 4 warps of 32x16, 4 stages = 110,592 B, 2 blocks per SM (M ~ 33..128).
+//   T32: 32x32x128, 4 warps of 16x16, 6 stages = 113,664 B, 2 blocks per SM (M <= 32).
+// T32/T64 are for the B stream of small M: 32 columns give N/32 blocks, and BK=128 keeps
+// (S-1) x 8 KB of B in flight per block with one barrier per 128 of K.
+using CfgW = TileCfg<64, 128, 64, 32, 64, 4, true, 8, 2>;
+using CfgT64 = TileCfg<64, 32, 128, 32, 16, 4, true, 8, 2>;
+using CfgT32 = TileCfg<32, 32, 128, 16, 16, 6, true, 8, 2>;
 
-constexpr int kVariantCount = 9;
+constexpr int kVariantCount = 10;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -715,6 +731,73 @@ int launch_small(const half *A, const half *B, half *C, int M, int N, int K, con
   if (fills_gpu(tile_count<CfgM>(M, N))) return launch_tiled<CfgM>(A, B, C, M, N, K, epi, stream);
   if (fills_gpu(tile_count<CfgS>(M, N))) return launch_tiled<CfgS>(A, B, C, M, N, K, epi, stream);
   return launch_tiled<CfgXS>(A, B, C, M, N, K, epi, stream);
+}
+
+// v10: relative time of a pipelined config on an M x N output: the most tiles any SM runs
+// (ceil(tiles / SMs); the 2-blocks-per-SM configs run theirs concurrently at the SM's rate)
+// times the tile's area over the config's throughput per SM in % of v7's (v7 100, v8 80,
+// W 65, T64 50, T32 40: v8/v7 measured, the rest estimated from smem traffic per HMMA).
+// K cancels out. Small M is memory-bound, which this ignores; it still picks the thin tiles
+// there because they are the only ones with enough blocks.
+template <class Cfg>
+long long v10_cost(int M, int N, int eff_pct) {
+  const long long per_sm = rl_ceil_div(tile_count<Cfg>(M, N), rl_sm_count());
+  return per_sm * (Cfg::BM * Cfg::BN * 100LL) / eff_pct;
+}
+
+// The device's opt-in smem per block, queried once (launchers run on one device per
+// process, as for rl_sm_count); 0 if the query fails, which sends v10 to the smaller tiles.
+inline int smem_optin_bytes() {
+  static const int bytes = [] {
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&n, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+      return 0;
+    return n;
+  }();
+  return bytes;
+}
+
+enum class V10Cfg { kV7, kV8, kW, kT64, kT32 };
+
+// The cheapest config, ties to the larger tile (checked in this order).
+inline V10Cfg v10_choose(int M, int N) {
+  V10Cfg best = V10Cfg::kV7;
+  long long cost = v10_cost<CfgV7>(M, N, 100);
+  const auto consider = [&](V10Cfg c, long long v) {
+    if (v < cost) {
+      cost = v;
+      best = c;
+    }
+  };
+  consider(V10Cfg::kV8, v10_cost<CfgV8>(M, N, 80));
+  consider(V10Cfg::kW, v10_cost<CfgW>(M, N, 65));
+  consider(V10Cfg::kT64, v10_cost<CfgT64>(M, N, 50));
+  consider(V10Cfg::kT32, v10_cost<CfgT32>(M, N, 40));
+  return best;
+}
+
+// v10 ("best"): the pipelined kernel with the config v10_choose picks on the 16-byte path;
+// anything else runs v5's choice of the verified generic tiled kernels.
+template <class Epi>
+int launch_v10(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+               cudaStream_t stream) {
+  if (!vec16_ok(A, B, C, N, K, epi)) {
+    if (fills_gpu(tile_count<CfgL>(M, N)))
+      return launch_tiled_path<CfgL, false>(A, B, C, M, N, K, epi, stream);
+    return launch_small(A, B, C, M, N, K, epi, stream);  // vec16_ok is false: generic path
+  }
+  switch (v10_choose(M, N)) {
+    case V10Cfg::kV7:
+      // v7's 208,896 B exceed A100's 163 KB: v9's tile there (same tile, BK=32, 5 stages).
+      if (smem_optin_bytes() < CfgV7::kSmemBytes)
+        return launch_pipelined_path<CfgV9>(A, B, C, M, N, K, epi, stream);
+      return launch_pipelined_path<CfgV7>(A, B, C, M, N, K, epi, stream);
+    case V10Cfg::kV8: return launch_pipelined_path<CfgV8>(A, B, C, M, N, K, epi, stream);
+    case V10Cfg::kW: return launch_pipelined_path<CfgW>(A, B, C, M, N, K, epi, stream);
+    case V10Cfg::kT64: return launch_pipelined_path<CfgT64>(A, B, C, M, N, K, epi, stream);
+    default: return launch_pipelined_path<CfgT32>(A, B, C, M, N, K, epi, stream);
+  }
 }
 
 // Checks shared by both families, then the variant's launch.
@@ -742,7 +825,8 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
       return launch_small(a, b, c, M, N, K, epi, s);
     case 7: return launch_pipelined<CfgV7, CfgL>(a, b, c, M, N, K, epi, s);
     case 8: return launch_pipelined<CfgV8, CfgM>(a, b, c, M, N, K, epi, s);
-    default: return launch_pipelined<CfgV9, CfgL>(a, b, c, M, N, K, epi, s);
+    case 9: return launch_pipelined<CfgV9, CfgL>(a, b, c, M, N, K, epi, s);
+    default: return launch_v10(a, b, c, M, N, K, epi, s);
   }
 }
 

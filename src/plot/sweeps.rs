@@ -321,16 +321,23 @@ pub fn square_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
 
 /// Decode sweep: GB/s (left) and TFLOP/s (right) vs batch M.
 pub fn decode_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
+    // Only the batch points: the sweep's plain-read floor (a byte-count shape) has no M.
     let recs: Vec<&Record> = results
         .records_of("decode")
+        .filter(|r| matches!(r.shape, Shape::Gemm { .. }))
         .filter(|r| r.shape.primary() > 0 && r.gbs.is_finite() && r.tflops.is_finite())
         .collect();
     if recs.is_empty() {
         return Ok(None);
     }
+    // One series per implementation: our GEMV and (at large M) our HGEMM form one "ours" line.
     let series = build_series(&recs, &|r| Attrs {
         main: vec![
-            impl_label(&r.impl_, &r.variant),
+            if r.is_library() {
+                impl_label(&r.impl_, &r.variant)
+            } else {
+                r.impl_.clone()
+            },
             weights(&r.shape),
             r.kernel.clone(),
             r.timing.clone(),
@@ -458,13 +465,15 @@ pub fn elementwise_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> 
 }
 
 /// Legend name of a fusion implementation.
-fn fusion_label(impl_: &str, variant: &str) -> String {
+fn fusion_label(kernel: &str, impl_: &str, variant: &str) -> String {
     let v = if variant.is_empty() {
         String::new()
     } else {
         format!(" {variant}")
     };
     match impl_ {
+        // The plain GEMM measured beside the fused one: what the epilogue costs.
+        "ours" if kernel == "hgemm" => format!("GEMM alone (ours{v})"),
         "ours" => format!("fused (ours{v})"),
         "unfused" => format!("unfused (ours{v})"),
         "unfused_cublas" => "unfused (cuBLAS GEMM + epilogue)".to_string(),
@@ -484,9 +493,8 @@ pub fn fusion_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
     }
     let series = build_series(&recs, &|r| Attrs {
         main: vec![
-            fusion_label(&r.impl_, &r.variant),
+            fusion_label(&r.kernel, &r.impl_, &r.variant),
             weights(&r.shape),
-            r.kernel.clone(),
             r.timing.clone(),
             r.dtype.clone(),
         ],
@@ -570,7 +578,7 @@ mod tests {
             "GB/s",
             "TFLOP/s",
             "Batch M (rows of activations)",
-            "ours v2, cold",
+            "ours, cold",
             "cuBLAS, hot",
             "HBM copy 4.25 TB/s",
             "L2 read 9.85 TB/s",
