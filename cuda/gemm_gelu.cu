@@ -62,6 +62,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v8 pipelined 128x128x32, 2 blocks per SM + bias+GELU epilogue",
     "v9 pipelined 128x256x32, 5 stages + bias+GELU epilogue",
     "v10 best: pipelined loop, tile chosen per shape + bias+GELU epilogue",
+    "v11 cluster split-K (DSMEM reduce, then one bias+GELU on the full sums)",
 };
 
 template <int KIND>

@@ -21,6 +21,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v8 pipelined 2/SM: 128x128x32, 4 warps of 64x64, 4 stages, 2 blocks per SM",
     "v9 pipelined BK32: 128x256x32, 8 warps of 64x64, 5 stages, double-buffered fragments",
     "v10 best: pipelined loop, tile per shape (128x256, 128x128, 64x128, 64x32, 32x32)",
+    "v11 cluster split-K: v10, or 2-4 CTAs of a cluster split K of a 128x256/64x128 tile, DSMEM reduce",
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 //   !VEC  (anything else): element loads with bounds checks, zero-filled outside.
 // Stores are always guarded by row < M and col < N.
 #pragma once
+#include <cooperative_groups.h>
 #include <mma.h>
 
 #include <type_traits>
@@ -354,9 +355,13 @@ struct Pipeline {
 
   // Aims the loaders at block tile (m0, n0) and puts its k-tiles 0 .. STAGES-2 in flight, one
   // commit group each. The buffers must be free (after drain()).
-  __device__ __forceinline__ void start(int m0, int n0) {
-    load_a = LoaderA(A, K, m0, 0);
-    load_b = LoaderB(B, N, 0, n0);
+  __device__ __forceinline__ void start(int m0, int n0) { start_at(m0, n0, 0); }
+
+  // start() from column k0 of A / row k0 of B (v11's K slices; k0 % BK == 0). k_tiles counts
+  // the k-tiles to load from there (the caller sets it first).
+  __device__ __forceinline__ void start_at(int m0, int n0, int k0) {
+    load_a = LoaderA(A, K, m0, k0);
+    load_b = LoaderB(B, N, k0, n0);
 #pragma unroll
     for (int s = 0; s < Cfg::kStages - 1; ++s) load_next(s, s < k_tiles);
   }
@@ -598,6 +603,92 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
                       tn * Cfg::BN + wn * Cfg::WN, epi);
 }
 
+// v11: split-K over the CTAs of a thread-block cluster (sm_90). The SPLIT CTAs of a cluster
+// (consecutive blockIdx.x, rank = blockIdx.x % SPLIT) share one output tile; CTA `rank` runs
+// v7's pipelined loop over k-tiles [rank*per, min((rank+1)*per, k_tiles)), per =
+// ceil(k_tiles / SPLIT) (slice starts are multiples of BK, so only the globally last k-tile is
+// partial, bounded by K as before; a rank past the end runs 0 k-tiles and contributes zeros).
+// After drain() the pipeline smem is free: each warp parks its fp32 accumulators in a BM x
+// (BN+8) tile there. cluster.sync() (release/acquire) publishes all SPLIT partial tiles; CTA
+// `rank` then sums rows [rank*BM/SPLIT, (rank+1)*BM/SPLIT) of all of them in rank order
+// through DSMEM and runs the epilogue functor once on the full sums. A second cluster.sync()
+// keeps every CTA's smem alive until all reads of it are done. No atomics, no workspace.
+template <class Cfg, int SPLIT>
+struct SplitCfg {
+  static constexpr int kLdp = Cfg::BN + 8;  // floats per parked row (multiple of 4: WMMA ldm)
+  static constexpr int kPartBytes = Cfg::BM * kLdp * 4;
+  static constexpr int kRows = Cfg::BM / SPLIT;  // rows each CTA reduces
+  static constexpr int kChunksPerRow = Cfg::BN / 8;
+  static constexpr int kChunks = kRows * kChunksPerRow;
+  static_assert(SPLIT >= 2 && SPLIT <= 8 && Cfg::BM % SPLIT == 0, "cluster split");
+  static_assert(kChunks % Cfg::kThreads == 0, "reduction split");
+  static_assert(kPartBytes <= Cfg::kSmemBytes, "partials must fit in the pipeline smem");
+  static_assert((16 * kLdp * 4) % 32 == 0, "fragment store alignment");
+};
+
+template <class Cfg, int SPLIT, class Epi>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    cluster_splitk_kernel(const half *__restrict__ A, const half *__restrict__ B,
+                          half *__restrict__ C, int M, int N, int K, Epi epi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using SC = SplitCfg<Cfg, SPLIT>;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int tiles_m = static_cast<int>(rl_ceil_div(M, Cfg::BM));
+  const int tiles_n = static_cast<int>(rl_ceil_div(N, Cfg::BN));
+  int tm, tn;
+  tile_coords<Cfg::kGroupM>(blockIdx.x / SPLIT, tiles_m, tiles_n, tm, tn);
+  const int warp = threadIdx.x / 32;
+  const int wm = warp / Cfg::kWarpsN, wn = warp % Cfg::kWarpsN;
+
+  Pipeline<Cfg, true> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
+  const int per = (pipe.k_tiles + SPLIT - 1) / SPLIT;
+  const int kt0 = min(rank * per, pipe.k_tiles);
+  pipe.k_tiles = min(per, pipe.k_tiles - kt0);
+  pipe.start_at(tm * Cfg::BM, tn * Cfg::BN, kt0 * Cfg::BK);
+  FragC acc[Cfg::kFragsM][Cfg::kFragsN];
+  zero<Cfg>(acc);
+  run_pipelined<Cfg>(pipe, wm, wn, acc);
+  pipe.drain();  // all copies landed, every warp done reading the stages
+
+  float *part = reinterpret_cast<float *>(smem_raw);
+#pragma unroll
+  for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::kFragsN; ++j)
+      wmma::store_matrix_sync(part + (wm * Cfg::WM + i * 16) * SC::kLdp + wn * Cfg::WN + j * 16,
+                              acc[i][j], SC::kLdp, wmma::mem_row_major);
+  cluster.sync();  // every CTA's partial tile written and visible cluster-wide
+
+  const float *src[SPLIT];
+#pragma unroll
+  for (int s = 0; s < SPLIT; ++s) src[s] = cluster.map_shared_rank(part, s);
+  const int row_base = rank * SC::kRows;
+  const int swap = chunk_swap();
+#pragma unroll 2
+  for (int chunk = threadIdx.x; chunk < SC::kChunks; chunk += Cfg::kThreads) {
+    const int r = row_base + chunk / SC::kChunksPerRow;
+    const int c = (chunk % SC::kChunksPerRow) * 8;
+    float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
+#pragma unroll
+    for (int s = 0; s < SPLIT; ++s) {  // fixed rank order: deterministic sums
+      const float4 *p = reinterpret_cast<const float4 *>(src[s] + r * SC::kLdp + c);
+      const float4 x = p[swap], y = p[swap ^ 1];
+      const float4 l = swap ? y : x, h = swap ? x : y;
+      lo.x += l.x; lo.y += l.y; lo.z += l.z; lo.w += l.w;
+      hi.x += h.x; hi.y += h.y; hi.z += h.z; hi.w += h.w;
+    }
+    float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    store_chunk<true>(epi, v, C, tm * Cfg::BM + r, tn * Cfg::BN + c, M, N);
+  }
+  cluster.sync();  // no CTA exits (freeing its smem) while another may still read it
+#else
+  __trap();  // the host launches this only on compute capability 9.0
+#endif
+}
+
 // Raise a kernel's dynamic smem limit once (thread-safe static init, one per instantiation).
 template <auto *KERNEL, int BYTES>
 int allow_smem() {
@@ -719,7 +810,7 @@ using CfgW = TileCfg<64, 128, 64, 32, 64, 4, true, 8, 2>;
 using CfgT64 = TileCfg<64, 32, 128, 32, 16, 4, true, 8, 2>;
 using CfgT32 = TileCfg<32, 32, 128, 16, 16, 6, true, 8, 2>;
 
-constexpr int kVariantCount = 10;
+constexpr int kVariantCount = 11;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -800,6 +891,143 @@ int launch_v10(const half *A, const half *B, half *C, int M, int N, int K, const
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// v11: v10 plus cluster split-K (cluster_splitk_kernel) where v10's grid leaves SMs idle.
+
+// Whether the device is compute capability 9.0 (the only one the sm_90a cluster code runs
+// on; elsewhere the compute_80 PTX would JIT the trapping stub), queried once.
+inline bool device_is_sm90() {
+  static const bool yes = [] {
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+      return false;
+    return major == 9 && minor == 0;
+  }();
+  return yes;
+}
+
+template <class Cfg, int SPLIT, class Epi>
+cudaLaunchConfig_t cluster_launch_config(unsigned grid, cudaStream_t stream,
+                                         cudaLaunchAttribute *attr) {
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = dim3(grid, 1, 1);
+  lc.blockDim = dim3(Cfg::kThreads, 1, 1);
+  lc.dynamicSmemBytes = Cfg::kSmemBytes;
+  lc.stream = stream;
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = SPLIT;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  lc.attrs = attr;
+  lc.numAttrs = 1;
+  return lc;
+}
+
+// CTAs of this cluster kernel resident at once on the device (max active clusters x SPLIT),
+// queried once per instantiation; 0 (cluster path never chosen) if not sm_90 or on error.
+template <class Cfg, int SPLIT, class Epi>
+int cluster_slots() {
+  static const int slots = [] {
+    if (!device_is_sm90()) return 0;
+    constexpr auto *kernel = &cluster_splitk_kernel<Cfg, SPLIT, Epi>;
+    if (allow_smem<kernel, Cfg::kSmemBytes>() != 0) return 0;
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t lc =
+        cluster_launch_config<Cfg, SPLIT, Epi>(SPLIT, static_cast<cudaStream_t>(0), attr);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &lc) != cudaSuccess) {
+      cudaGetLastError();  // not sticky; do not leave it for the next launch check
+      return 0;
+    }
+    return clusters * SPLIT;
+  }();
+  return slots;
+}
+
+template <class Cfg, int SPLIT, class Epi>
+int launch_cluster_splitk(const half *A, const half *B, half *C, int M, int N, int K,
+                          const Epi &epi, cudaStream_t stream) {
+  constexpr auto *kernel = &cluster_splitk_kernel<Cfg, SPLIT, Epi>;
+  const int prep = allow_smem<kernel, Cfg::kSmemBytes>();
+  if (prep != 0) return prep;
+  const long long grid = tile_count<Cfg>(M, N) * SPLIT;  // a multiple of the cluster size
+  RL_REQUIRE(grid <= 0x7fffffffLL);
+  cudaLaunchAttribute attr[1];
+  const cudaLaunchConfig_t lc =
+      cluster_launch_config<Cfg, SPLIT, Epi>(static_cast<unsigned>(grid), stream, attr);
+  const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, A, B, C, M, N, K, epi);
+  if (err != cudaSuccess) return static_cast<int>(err);
+  return rl_launch_status();
+}
+
+// Relative time of a split config in v10's units times K: as v10_cost with tiles x SPLIT
+// CTAs (ceil(CTAs / SMs) per SM; only considered when all CTAs are resident at once, so there
+// is no tail of unscheduled clusters), each running ceil(k_tiles / SPLIT) k-tiles plus
+// kReduceK of K-equivalent for parking, the DSMEM reduction and the two cluster barriers.
+// v10's configs cost v10_cost x K in the same units.
+constexpr int kSplitMinK = 1024, kReduceK = 128;
+
+template <class Cfg, int SPLIT, class Epi>
+double split_cost(int M, int N, int K, int eff_pct) {
+  const long long ctas = tile_count<Cfg>(M, N) * SPLIT;
+  if (K < kSplitMinK || ctas > cluster_slots<Cfg, SPLIT, Epi>()) return 1e300;
+  const long long slice = rl_ceil_div(rl_ceil_div(K, Cfg::BK), SPLIT) * Cfg::BK;
+  const long long per_sm = rl_ceil_div(ctas, rl_sm_count());
+  return static_cast<double>(per_sm * Cfg::BM * Cfg::BN) * 100.0 / eff_pct *
+         static_cast<double>(slice + kReduceK);
+}
+
+template <class Cfg>
+double v10_cost_k(int M, int N, int K, int eff_pct) {
+  return static_cast<double>(v10_cost<Cfg>(M, N, eff_pct)) * K;
+}
+
+enum class V11Split { kNone, kV7x2, kV7x4, kWx2, kWx4 };
+
+// The cheapest split config if it beats v10's choice (ties keep v10), else kNone.
+template <class Epi>
+V11Split v11_choose(int M, int N, int K) {
+  if (K < kSplitMinK || !device_is_sm90()) return V11Split::kNone;
+  double base = 0;
+  switch (v10_choose(M, N)) {
+    case V10Cfg::kV7: base = v10_cost_k<CfgV7>(M, N, K, 100); break;
+    case V10Cfg::kV8: base = v10_cost_k<CfgV8>(M, N, K, 80); break;
+    case V10Cfg::kW: base = v10_cost_k<CfgW>(M, N, K, 65); break;
+    case V10Cfg::kT64: base = v10_cost_k<CfgT64>(M, N, K, 50); break;
+    default: base = v10_cost_k<CfgT32>(M, N, K, 40); break;
+  }
+  V11Split best = V11Split::kNone;
+  double cost = base;
+  const auto consider = [&](V11Split c, double v) {
+    if (v < cost) {
+      cost = v;
+      best = c;
+    }
+  };
+  consider(V11Split::kV7x2, split_cost<CfgV7, 2, Epi>(M, N, K, 100));
+  consider(V11Split::kV7x4, split_cost<CfgV7, 4, Epi>(M, N, K, 100));
+  consider(V11Split::kWx2, split_cost<CfgW, 2, Epi>(M, N, K, 65));
+  consider(V11Split::kWx4, split_cost<CfgW, 4, Epi>(M, N, K, 65));
+  return best;
+}
+
+// v11 ("best"): v10, except that on compute capability 9.0 with the 16-byte path a cluster
+// split-K config runs where v11_choose finds one cheaper.
+template <class Epi>
+int launch_v11(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+               cudaStream_t stream) {
+  if (!vec16_ok(A, B, C, N, K, epi)) return launch_v10(A, B, C, M, N, K, epi, stream);
+  switch (v11_choose<Epi>(M, N, K)) {
+    case V11Split::kV7x2: return launch_cluster_splitk<CfgV7, 2>(A, B, C, M, N, K, epi, stream);
+    case V11Split::kV7x4: return launch_cluster_splitk<CfgV7, 4>(A, B, C, M, N, K, epi, stream);
+    case V11Split::kWx2: return launch_cluster_splitk<CfgW, 2>(A, B, C, M, N, K, epi, stream);
+    case V11Split::kWx4: return launch_cluster_splitk<CfgW, 4>(A, B, C, M, N, K, epi, stream);
+    default: return launch_v10(A, B, C, M, N, K, epi, stream);
+  }
+}
+
 // Checks shared by both families, then the variant's launch.
 template <class Epi>
 int launch_variant(int variant, const void *A, const void *B, void *C, int M, int N, int K,
@@ -826,7 +1054,8 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
     case 7: return launch_pipelined<CfgV7, CfgL>(a, b, c, M, N, K, epi, s);
     case 8: return launch_pipelined<CfgV8, CfgM>(a, b, c, M, N, K, epi, s);
     case 9: return launch_pipelined<CfgV9, CfgL>(a, b, c, M, N, K, epi, s);
-    default: return launch_v10(a, b, c, M, N, K, epi, s);
+    case 10: return launch_v10(a, b, c, M, N, K, epi, s);
+    default: return launch_v11(a, b, c, M, N, K, epi, s);
   }
 }
 

@@ -10,8 +10,9 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v7 (BK=64, double-buffered fragments): fastest at 2048-8192^3 on the H200 (docs/perf-log.md).
-pub const BEST: u32 = 7;
+/// The variant "best" means: v11: per-shape dispatch between v7's loop (large grids), smaller
+/// tiles (small M) and cluster split-K (mid M); see docs/perf-log.md.
+pub const BEST: u32 = 11;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {

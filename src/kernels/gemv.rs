@@ -10,8 +10,9 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v5 (tensor-core inner product, cluster split-K): fastest measured (docs/perf-log.md).
-pub const BEST: u32 = 5;
+/// The variant "best" means: v6 (W streamed through a cp.async ring, cluster split-K); see
+/// docs/perf-log.md.
+pub const BEST: u32 = 6;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over every kernel family and
+# every variant of ours, at small odd shapes, on the GPU machine (no cargo there: it runs the
+# bundle, see scripts/bundle.sh). Only our implementations are launched (--impl ours / wmma /
+# fused,unfused); cuBLAS runs only as the verification reference under memcheck and initcheck
+# (racecheck and synccheck run with --no-verify, so no library kernel is judged there).
+#
+# Usage:  scripts/sanitize.sh            (from anywhere; logs go to ${OUT:-sanitizer-out})
+# Env:    ROOFLINE_BIN        the binary (default bundle/roofline, else target/release/roofline)
+#         COMPUTE_SANITIZER   the compute-sanitizer executable (default: searched for)
+#         SANITIZE_TOOLS      subset of tools, e.g. "memcheck racecheck" (default: all four)
+#         SANITIZE_TIMEOUT_S  limit per sanitized run (default 200)
+# Output: one log per tool ($OUT/<tool>.log), $OUT/ceilings.log, $OUT/summary.txt; the summary
+#         table (tool, runs, errors, failed runs) is printed last. Exit 1 if any sanitizer
+#         error or failed run, 2 if the tools could not be set up.
+# The four tools run in parallel (one GPU is enough: each process is small), so the whole
+# script takes a few minutes on an H200.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck disable=SC1091
+. scripts/device/env.sh
+export CUDA_MODULE_LOADING=LAZY
+
+OUT="${OUT:-sanitizer-out}"
+mkdir -p "$OUT"
+TOOLS=${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}
+RUN_TIMEOUT=${SANITIZE_TIMEOUT_S:-200}
+
+die() { echo "sanitize.sh: $*" >&2; exit 2; }
+
+# ---- the binary
+B="${ROOFLINE_BIN:-}"
+if [ -z "$B" ]; then
+  for c in bundle/roofline target/release/roofline; do
+    [ -x "$c" ] && { B="$c"; break; }
+  done
+fi
+[ -n "$B" ] && [ -x "$B" ] || die "no roofline binary: run scripts/bundle.sh or set ROOFLINE_BIN"
+B="$(cd "$(dirname "$B")" && pwd)/$(basename "$B")"
+
+# ---- compute-sanitizer
+find_sanitizer() {
+  local c
+  for c in "${COMPUTE_SANITIZER:-}" "$(command -v compute-sanitizer 2>/dev/null || true)" \
+           /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer \
+           /usr/local/cuda-*/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer; do
+    [ -n "$c" ] && [ -x "$c" ] && [ ! -d "$c" ] && { echo "$c"; return 0; }
+  done
+  # pip wheels (nvidia-cuda-sanitizer-api): .../site-packages/nvidia/**/compute-sanitizer
+  local roots
+  roots=$(python3 -c 'import nvidia; print(" ".join(nvidia.__path__))' 2>/dev/null || true)
+  for r in $roots; do
+    c=$(find "$r" -maxdepth 4 -type f -name compute-sanitizer -perm -u+x 2>/dev/null | head -1)
+    [ -n "$c" ] && { echo "$c"; return 0; }
+  done
+  return 1
+}
+CS=$(find_sanitizer) || die "compute-sanitizer not found: set COMPUTE_SANITIZER or put it on PATH"
+echo "binary:            $B"
+echo "compute-sanitizer: $CS ($("$CS" --version 2>/dev/null | grep -Eo '[0-9]{4}\.[0-9.]+' | head -1))"
+
+# ---- ceilings once, unsanitized: every bench places its result on them (cached afterwards)
+if ! "$B" ceilings >"$OUT/ceilings.log" 2>&1; then
+  cat "$OUT/ceilings.log" >&2
+  die "roofline ceilings failed (see $OUT/ceilings.log): no GPU, or the bundle does not run here"
+fi
+
+# ---- copy has no --variant all: read its variants from the error listing them (no GPU)
+copy_variants=$("$B" bench copy --variant __list__ 2>&1 | grep -Eo '\bv[0-9]+\b' | sort -uV | tr '\n' ' ')
+[ -n "$copy_variants" ] || die "could not list the copy variants"
+
+# ---- the runs: one bench per line, our implementations only, every variant, odd shapes
+MIN="--hot --min-samples 1 --max-samples 2 --min-time-ms 0 --warmup-ms 0 --max-time-ms 1000"
+RUNS=(
+  "bench gemm --impl wmma --variant all --m 33 --n 17 --k 40"
+  "bench gemm --impl wmma --variant all --m 129 --n 264 --k 72"
+  "bench gemm-gelu --impl fused,unfused --variant all --m 33 --n 17 --k 40"
+  "bench gemm-gelu --impl fused,unfused --variant all --m 129 --n 264 --k 72"
+  "bench gemm-gelu --impl fused,unfused --variant all --m 33 --n 17 --k 40 --gelu erf"
+  "bench gemv --impl ours --variant all --m 3 --n 520 --k 777"
+  "bench gemv --impl ours --variant all --m 1 --n 4096 --k 4096"
+  "bench relu --variant all --elems 4099"
+  "bench gelu --variant all --elems 4099"
+  "bench gelu --variant all --elems 4099 --gelu erf"
+  "bench layernorm --variant all --rows 5 --hidden 1030"
+  "bench layernorm --variant all --rows 3 --hidden 4096"
+)
+for v in $copy_variants; do
+  RUNS+=("bench copy --variant $v --bytes 4098")
+done
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# One tool over every run, serially; writes $OUT/<tool>.log and $TMP/<tool>.tsv.
+sanitize_tool() {
+  local tool=$1 log="$OUT/$1.log" tsv="$TMP/$1.tsv" extra=() verify=()
+  case $tool in
+    racecheck) extra=(--racecheck-report all); verify=(--no-verify) ;;
+    synccheck) verify=(--no-verify) ;;
+  esac
+  : >"$log"
+  local runs=0 errors=0 failed=0 run rc n t0
+  for run in "${RUNS[@]}"; do
+    runs=$((runs + 1))
+    t0=$(date +%s)
+    # shellcheck disable=SC2086
+    timeout -k 10 "$RUN_TIMEOUT" "$CS" --tool "$tool" --error-exitcode 1 --print-limit 50 \
+      "${extra[@]}" "$B" $run $MIN "${verify[@]}" >"$TMP/$tool.run" 2>&1
+    rc=$?
+    # "ERROR SUMMARY: 3 errors" (racecheck prints it too, beside its hazard summary)
+    n=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$TMP/$tool.run" | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
+    errors=$((errors + n))
+    local verdict=ok
+    if [ "$rc" -ne 0 ]; then
+      failed=$((failed + 1))
+      if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then verdict="TIMEOUT after ${RUN_TIMEOUT}s"
+      elif [ "$n" -gt 0 ]; then verdict="$n sanitizer error(s)"
+      else verdict="roofline failed (exit $rc)"; fi
+    fi
+    {
+      echo "################ $tool: roofline $run $MIN ${verify[*]}"
+      cat "$TMP/$tool.run"
+      echo "################ $tool: exit $rc, $n error(s), $(( $(date +%s) - t0 ))s: $verdict"
+      echo
+    } >>"$log"
+    printf '%-10s %-80s %s\n' "$tool" "$run" "$verdict"
+  done
+  printf '%s\t%d\t%d\t%d\n' "$tool" "$runs" "$errors" "$failed" >"$tsv"
+}
+
+start=$(date +%s)
+pids=()
+for tool in $TOOLS; do
+  sanitize_tool "$tool" &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+
+# ---- summary
+status=0
+{
+  echo
+  echo "compute-sanitizer over ${#RUNS[@]} runs per tool ($(( $(date +%s) - start ))s), logs in $OUT/"
+  printf '%-10s %5s %7s %12s\n' tool runs errors "failed runs"
+  for tool in $TOOLS; do
+    if [ -s "$TMP/$tool.tsv" ]; then
+      IFS=$'\t' read -r t r e f <"$TMP/$tool.tsv"
+    else
+      t=$tool r=0 e=0 f=1
+    fi
+    printf '%-10s %5d %7d %12d\n' "$t" "$r" "$e" "$f"
+    if [ "$e" -gt 0 ] || [ "$f" -gt 0 ]; then status=1; fi
+  done
+  if [ "$status" -eq 0 ]; then echo "sanitize: clean"; else echo "sanitize: FAILED (see the logs)"; fi
+} | tee "$OUT/summary.txt"
+grep -q "sanitize: clean" "$OUT/summary.txt" || status=1
+exit $status
