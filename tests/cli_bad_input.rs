@@ -27,7 +27,12 @@ fn has_driver() -> bool {
 fn fixture() -> PathBuf {
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
     if here.is_file() {
-        here
+        return here;
+    }
+    // Run from bundle/ (run-gpu-tests.sh changes into it) inside a checkout.
+    let up = Path::new("..").join(FIXTURE);
+    if up.is_file() {
+        up
     } else {
         PathBuf::from(FIXTURE)
     }

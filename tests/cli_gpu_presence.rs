@@ -47,3 +47,24 @@ fn device_index_out_of_range_or_no_gpu_exits_2() {
         "{stderr}"
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn an_injected_kernel_fault_is_reported_with_kernel_and_shape() {
+    let out = roofline()
+        .args(["--debug-inject-fault", "bench", "relu", "--elems", "1000"])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("relu") && stderr.contains("1000 elems"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ILLEGAL_ADDRESS") || stderr.contains("illegal"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -31,8 +31,11 @@ fn dims3() -> impl Strategy<Value = (u64, u64, u64)> {
     (dim(), dim(), dim())
 }
 
-/// Each shape-taking model, as a function of three dimensions (unused ones ignored).
-fn models() -> Vec<(&'static str, fn(u64, u64, u64) -> Work)> {
+/// A work model as a function of three dimensions (unused ones ignored).
+type Model = fn(u64, u64, u64) -> Work;
+
+/// Each shape-taking model, by name.
+fn models() -> Vec<(&'static str, Model)> {
     vec![
         ("gemm", work::gemm),
         ("gemm_bias_gelu", work::gemm_bias_gelu),

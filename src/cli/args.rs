@@ -36,11 +36,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         format!("'{s}' is not a size: write a number with an optional unit, e.g. 1GiB")
     })?;
     let bytes = v * mult;
-    if !bytes.is_finite() || bytes < 1.0 {
+    if bytes.is_nan() || bytes < 1.0 {
         return Err(format!("'{s}': a size must be at least 1 byte"));
     }
     if bytes > (1u64 << 50) as f64 {
         return Err(format!("'{s}' is far larger than any GPU memory"));
+    }
+    if bytes.fract() != 0.0 {
+        return Err(format!("'{s}' is not a whole number of bytes"));
     }
     Ok(bytes.round() as u64)
 }
@@ -77,22 +80,22 @@ pub struct MeasureArgs {
     #[arg(long)]
     pub launch: bool,
     /// Fewest samples per measurement
-    #[arg(long, default_value_t = StopRule::default().min_samples)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = StopRule::default().min_samples)]
     pub min_samples: usize,
     /// Most samples per measurement
-    #[arg(long, default_value_t = StopRule::default().max_samples)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = StopRule::default().max_samples)]
     pub max_samples: usize,
     /// Least sampling time per measurement, ms
-    #[arg(long, default_value_t = StopRule::default().min_time_ms)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = StopRule::default().min_time_ms)]
     pub min_time_ms: f64,
     /// Hard cap on sampling time per measurement, ms
-    #[arg(long, default_value_t = StopRule::default().max_time_ms)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = StopRule::default().max_time_ms)]
     pub max_time_ms: f64,
     /// Stop once MAD/median is at most this (0.01 = 1%)
-    #[arg(long, default_value_t = StopRule::default().target_noise)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = StopRule::default().target_noise)]
     pub target_noise: f64,
     /// GPU time to warm up before sampling, ms
-    #[arg(long, default_value_t = 25.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 25.0)]
     pub warmup_ms: f64,
     /// Skip the correctness check before timing
     #[arg(long)]
@@ -208,6 +211,9 @@ mod tests {
         assert!(parse_size("lots").unwrap_err().contains("not a size"));
         assert!(parse_size("3XB").unwrap_err().contains("unknown size unit"));
         assert!(parse_size("1e30").is_err());
+        assert!(parse_size("1e400").unwrap_err().contains("larger"));
+        assert!(parse_size("1.5").unwrap_err().contains("whole number"));
+        assert_eq!(parse_size("1.5KiB"), Ok(1536));
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub enum BenchKernel {
     /// Device-to-device copy (the HBM ceiling's kernel)
     Copy {
         /// Bytes to copy, e.g. 1GiB
-        #[arg(long, value_parser = parse_size, default_value = "1GiB")]
+        #[arg(long, allow_negative_numbers = true, value_parser = parse_size, default_value = "1GiB")]
         bytes: u64,
         /// Kernel variant (v1, v2, ... or best)
         #[arg(long, default_value = "best")]
@@ -118,10 +118,10 @@ pub enum BenchKernel {
     /// LayerNorm forward over rows (fp16, fp32 statistics)
     Layernorm {
         /// Rows
-        #[arg(long, value_parser = super::args::parse_dim, default_value = "32768")]
+        #[arg(long, allow_negative_numbers = true, value_parser = super::args::parse_dim, default_value = "32768")]
         rows: u64,
         /// Hidden size (row length)
-        #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+        #[arg(long, allow_negative_numbers = true, value_parser = super::args::parse_dim, default_value = "4096")]
         hidden: u64,
         /// Variant(s): v1, v2, ..., best, or all
         #[arg(long, default_value = "best")]
@@ -136,33 +136,33 @@ pub enum BenchKernel {
 #[derive(Args, Debug, Clone)]
 pub struct GemvShape {
     /// Batch rows of x and y (decode batch)
-    #[arg(long, value_parser = super::args::parse_dim, default_value = "1")]
+    #[arg(long, allow_negative_numbers = true, value_parser = super::args::parse_dim, default_value = "1")]
     pub m: u64,
     /// Columns of W and y
-    #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+    #[arg(long, allow_negative_numbers = true, value_parser = super::args::parse_dim, default_value = "4096")]
     pub n: u64,
     /// Columns of x, rows of W
-    #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+    #[arg(long, allow_negative_numbers = true, value_parser = super::args::parse_dim, default_value = "4096")]
     pub k: u64,
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct ElemsArg {
     /// Number of fp16 elements
-    #[arg(long, value_parser = super::args::parse_dim, default_value = "536870912")]
+    #[arg(long, allow_negative_numbers = true, value_parser = super::args::parse_dim, default_value = "536870912")]
     pub elems: u64,
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct GemmShape {
     /// Rows of A and C
-    #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+    #[arg(long, allow_negative_numbers = true, value_parser = super::args::parse_dim, default_value = "4096")]
     pub m: u64,
     /// Columns of B and C
-    #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+    #[arg(long, allow_negative_numbers = true, value_parser = super::args::parse_dim, default_value = "4096")]
     pub n: u64,
     /// Columns of A, rows of B
-    #[arg(long, value_parser = super::args::parse_dim, default_value = "4096")]
+    #[arg(long, allow_negative_numbers = true, value_parser = super::args::parse_dim, default_value = "4096")]
     pub k: u64,
 }
 

@@ -13,7 +13,7 @@ pub struct CompareArgs {
     /// The new results file
     pub new: PathBuf,
     /// Slowdowns smaller than this percentage never count (noise aside)
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 5.0)]
     pub threshold: f64,
     /// Print Markdown instead of a table
     #[arg(long)]
@@ -63,6 +63,12 @@ pub fn compare_cmd(a: &CompareArgs) -> Result<()> {
 }
 
 pub fn plot_cmd(a: &PlotArgs) -> Result<()> {
+    if a.out.exists() && !a.out.is_dir() {
+        return Err(usage(format!(
+            "--out {} exists and is not a folder: give a folder for the charts",
+            a.out.display()
+        )));
+    }
     let results = load(&a.results)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     for p in crate::plot::plot_all(&results, &a.out)? {

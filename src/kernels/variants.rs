@@ -46,7 +46,7 @@ pub fn parse(s: &str, available: &[(u32, String)], best: u32, family: &str) -> R
     match num.parse::<u32>() {
         Ok(v) if available.iter().any(|(x, _)| *x == v) => Ok(v),
         _ => Err(format!(
-            "unknown {family} variant '{s}': choose one of {} or 'best' / 'latest'",
+            "--variant: unknown {family} variant '{s}': choose one of {} or 'best' / 'latest'",
             available
                 .iter()
                 .map(|(v, _)| format!("v{v}"))

@@ -9,7 +9,8 @@ pub const MAX_SETS: usize = 512;
 /// Buffer sets needed for cold-L2 rotation: ceil(factor x L2 / set) + 1, at least 2.
 pub fn cold_sets(set_bytes: u64, l2_bytes: u64, factor: f64) -> usize {
     let set = set_bytes.max(1) as f64;
-    let needed = (factor * l2_bytes as f64 / set).ceil() as usize + 1;
+    // f64 -> usize saturates, so huge ratios land on MAX_SETS rather than wrapping.
+    let needed = ((factor * l2_bytes as f64 / set).ceil() as usize).saturating_add(1);
     needed.clamp(2, MAX_SETS)
 }
 

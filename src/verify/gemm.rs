@@ -136,8 +136,10 @@ mod tests {
 
     #[test]
     fn huge_rows_are_capped_by_cpu_budget() {
+        // 2^28 / 8192^2 = 4 rows in the budget, plus the middle row
         let r = reference_rows(256, 8192, 8192);
-        assert_eq!(r, vec![0, 255]);
+        assert_eq!(r, vec![0, 85, 129, 170, 255]);
+        assert_eq!(reference_rows(3, 1 << 15, 1 << 15), vec![0, 2]);
     }
 
     #[test]
