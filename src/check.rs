@@ -218,6 +218,40 @@ pub fn cases(family: &str, random: usize, seed: u64) -> Vec<Box<dyn BenchCase>> 
     out
 }
 
+/// Per-family totals of a check: (family, cases, passed, worst finite rel. error, failed cases).
+pub struct FamilySummary<'a> {
+    pub family: &'static str,
+    pub cases: usize,
+    pub passed: usize,
+    pub worst_rel_err: f64,
+    pub failed: Vec<&'a str>,
+}
+
+/// One summary per family present in `rows`, in FAMILIES order.
+pub fn summarize(rows: &[CheckRow]) -> Vec<FamilySummary<'_>> {
+    FAMILIES
+        .iter()
+        .filter_map(|&family| {
+            let fam: Vec<&CheckRow> = rows.iter().filter(|r| r.family == family).collect();
+            (!fam.is_empty()).then(|| FamilySummary {
+                family,
+                cases: fam.len(),
+                passed: fam.iter().filter(|r| r.passed).count(),
+                worst_rel_err: fam
+                    .iter()
+                    .map(|r| r.rel_err)
+                    .filter(|e| e.is_finite())
+                    .fold(0.0, f64::max),
+                failed: fam
+                    .iter()
+                    .filter(|r| !r.passed)
+                    .map(|r| r.case.as_str())
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
 /// Verifies every case; errors (e.g. a failed launch) count as failures, not aborts.
 pub fn run_family(
     gpu: &Gpu,
@@ -266,6 +300,28 @@ pub fn run_family(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn summary_counts_per_family_and_ignores_non_finite_errors() {
+        let row = |family, passed, rel_err| CheckRow {
+            family,
+            case: format!("{family} {passed}"),
+            passed,
+            rel_err,
+            detail: String::new(),
+        };
+        let rows = vec![
+            row("gemv", true, 1e-4),
+            row("gemv", false, f64::NAN),
+            row("hgemm", true, 3e-4),
+        ];
+        let s = summarize(&rows);
+        assert_eq!(s.len(), 2);
+        assert_eq!((s[0].family, s[0].cases, s[0].passed), ("hgemm", 1, 1));
+        assert_eq!((s[1].family, s[1].cases, s[1].passed), ("gemv", 2, 1));
+        assert_eq!(s[1].worst_rel_err, 1e-4);
+        assert_eq!(s[1].failed, vec!["gemv false"]);
+    }
 
     #[test]
     fn random_shapes_are_seeded_and_counted() {

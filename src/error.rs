@@ -29,6 +29,9 @@ pub enum LabError {
     /// `compare` found a slowdown beyond threshold and noise.
     #[error("performance regression: {0}")]
     Regression(String),
+    /// Ctrl-C: what was measured before it has been written; the run is incomplete.
+    #[error("interrupted: {0}")]
+    Interrupted(String),
 }
 
 impl LabError {
@@ -39,6 +42,7 @@ impl LabError {
             | LabError::DriverTooOld(_)
             | LabError::OutOfMemory(_) => 2,
             LabError::KernelFault { .. } => 3,
+            LabError::Interrupted(_) => 130,
             LabError::Verification(_) | LabError::Regression(_) => 1,
         }
     }
@@ -71,5 +75,6 @@ mod tests {
         .into();
         assert_eq!(exit_code_of(&fault.context("while benchmarking")), 3);
         assert_eq!(exit_code_of(&anyhow::anyhow!("other")), 1);
+        assert_eq!(exit_code_of(&LabError::Interrupted("x".into()).into()), 130);
     }
 }

@@ -129,9 +129,10 @@ impl Session {
                     None => "",
                 }
             );
+            // A hidden bar (stderr not a terminal) drops println: write the line directly.
             match &self.progress {
-                Some(pb) => pb.println(line),
-                None => eprintln!("{line}"),
+                Some(pb) if !pb.is_hidden() => pb.println(line),
+                _ => eprintln!("{line}"),
             }
         }
         self.records.push(record.clone());

@@ -298,7 +298,7 @@ pub fn run(s: &mut Session, plan: Vec<Planned>, verify: bool, title: &str) -> Re
     let mut done = 0;
     for mut item in plan {
         if s.is_interrupted() {
-            pb.println("interrupted: keeping the records measured so far");
+            eprintln!("interrupted: keeping the records measured so far");
             break;
         }
         pb.set_message(item.case.id().describe());

@@ -68,3 +68,43 @@ fn an_injected_kernel_fault_is_reported_with_kernel_and_shape() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ctrl_c_during_a_sweep_keeps_what_was_measured() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("partial.json");
+    let bin =
+        std::env::var("ROOFLINE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_roofline").into());
+    let mut child = std::process::Command::new(bin)
+        .args(["sweep", "elementwise", "--quick", "--out"])
+        .arg(&out)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the second measured case (a line per case), then interrupt.
+    let mut measured = 0;
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if line.contains(" ms ") && line.contains("GB/s") {
+            measured += 1;
+            if measured == 2 {
+                std::process::Command::new("kill")
+                    .args(["-INT", &child.id().to_string()])
+                    .status()
+                    .unwrap();
+            }
+        }
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "exit status after Ctrl-C");
+    let saved = roofline_lab::results::ResultsFile::load(&out).expect("partial results written");
+    assert!(saved.records.len() >= 2, "{} records", saved.records.len());
+    assert!(
+        saved.records.len() < 20,
+        "the sweep should have stopped early"
+    );
+}

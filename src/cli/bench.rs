@@ -219,14 +219,22 @@ pub fn open_session(device: usize) -> Result<Session> {
     Ok(Session::new(gpu, ceilings))
 }
 
-/// Exit non-zero when any verification failed (after the results were written).
+/// Exit non-zero when any verification failed, or with 130 after Ctrl-C (called once the
+/// results were written, so an interrupted run still leaves what it measured).
 pub fn finish(session: &Session) -> Result<()> {
     let failed = session.failures();
-    if failed.is_empty() {
-        return Ok(());
+    if !failed.is_empty() {
+        let names: Vec<String> = failed.iter().map(|r| r.key().to_string()).collect();
+        return Err(crate::error::LabError::Verification(names.join("; ")).into());
     }
-    let names: Vec<String> = failed.iter().map(|r| r.key().to_string()).collect();
-    Err(crate::error::LabError::Verification(names.join("; ")).into())
+    if session.is_interrupted() {
+        return Err(crate::error::LabError::Interrupted(format!(
+            "kept the {} record(s) measured before Ctrl-C",
+            session.records.len()
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 pub fn run(device: usize, a: &BenchArgs) -> Result<()> {

@@ -78,30 +78,16 @@ pub fn render(rows: &[CheckRow], verbose: bool) -> String {
         "worst rel err",
         "failures",
     ]);
-    for f in FAMILIES {
-        let fam: Vec<&CheckRow> = rows.iter().filter(|r| r.family == f).collect();
-        if fam.is_empty() {
-            continue;
-        }
-        let worst = fam
-            .iter()
-            .map(|r| r.rel_err)
-            .filter(|e| e.is_finite())
-            .fold(0.0, f64::max);
-        let failed: Vec<String> = fam
-            .iter()
-            .filter(|r| !r.passed)
-            .map(|r| r.case.clone())
-            .collect();
+    for f in check::summarize(rows) {
         t.add_row(vec![
-            f.to_string(),
-            fam.len().to_string(),
-            fam.iter().filter(|r| r.passed).count().to_string(),
-            format!("{worst:.2e}"),
-            if failed.is_empty() {
+            f.family.to_string(),
+            f.cases.to_string(),
+            f.passed.to_string(),
+            format!("{:.2e}", f.worst_rel_err),
+            if f.failed.is_empty() {
                 "-".into()
             } else {
-                failed.join(", ")
+                f.failed.join(", ")
             },
         ]);
     }

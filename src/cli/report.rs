@@ -34,20 +34,10 @@ pub struct ReportArgs {
 fn check_markdown(rows: &[CheckRow]) -> String {
     let mut s =
         String::from("| family | cases | passed | worst rel. error |\n|---|---:|---:|---:|\n");
-    for f in FAMILIES {
-        let fam: Vec<&CheckRow> = rows.iter().filter(|r| r.family == f).collect();
-        if fam.is_empty() {
-            continue;
-        }
-        let worst = fam
-            .iter()
-            .map(|r| r.rel_err)
-            .filter(|e| e.is_finite())
-            .fold(0.0, f64::max);
+    for f in crate::check::summarize(rows) {
         s += &format!(
-            "| {f} | {} | {} | {worst:.2e} |\n",
-            fam.len(),
-            fam.iter().filter(|r| r.passed).count()
+            "| {} | {} | {} | {:.2e} |\n",
+            f.family, f.cases, f.passed, f.worst_rel_err
         );
     }
     for r in rows.iter().filter(|r| !r.passed) {
@@ -124,6 +114,13 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
             "{} check case(s) and {} benchmark(s) failed; see report.md",
             failed,
             s.failures().len()
+        ))
+        .into());
+    }
+    if s.is_interrupted() {
+        return Err(crate::error::LabError::Interrupted(format!(
+            "report.md and results.json hold the {} record(s) measured before Ctrl-C",
+            s.records.len()
         ))
         .into());
     }
