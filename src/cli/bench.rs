@@ -238,210 +238,212 @@ pub fn finish(session: &Session) -> Result<()> {
 }
 
 pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
-    match &a.kernel {
-        BenchKernel::Copy {
-            bytes,
-            variant,
-            measure,
-            output,
-        } => {
-            let cfg = measure.config()?;
-            output.validate()?;
-            if bytes % 2 != 0 {
-                return Err(usage("--bytes must be even (the copy moves fp16 elements)"));
+    // Everything is validated (flags, output path, variants, impls) before the GPU opens.
+    let (measure, output) = a.kernel.common();
+    let cfg = measure.config()?;
+    output.validate()?;
+    let (cases, library) = a.kernel.cases()?;
+    run_cases(device, cases, &cfg, !measure.no_verify, output, library)
+}
+
+impl BenchKernel {
+    fn common(&self) -> (&MeasureArgs, &OutputArgs) {
+        match self {
+            BenchKernel::Copy {
+                measure, output, ..
             }
-            let v = variants::parse(variant, &CopyCase::variants(), CopyCase::best(), "copy")
-                .map_err(usage)?;
-            let mut s = open_session(device)?;
-            let mut case = CopyCase::new(*bytes, v, measure.seed);
-            s.run(&mut case, "bench", &cfg, !measure.no_verify)?;
-            emit(&s.results(), output)?;
-            finish(&s)
+            | BenchKernel::Gemm {
+                measure, output, ..
+            }
+            | BenchKernel::GemmGelu {
+                measure, output, ..
+            }
+            | BenchKernel::Gemv {
+                measure, output, ..
+            }
+            | BenchKernel::Relu {
+                measure, output, ..
+            }
+            | BenchKernel::Gelu {
+                measure, output, ..
+            }
+            | BenchKernel::Layernorm {
+                measure, output, ..
+            } => (measure, output),
         }
-        BenchKernel::Gemm {
-            shape,
-            r#impl,
-            variant,
-            measure,
-            output,
-        } => {
-            let cfg = measure.config()?;
-            output.validate()?;
-            let vs = pick_variants(variant, &gemm::variants(), gemm::best(), "hgemm")?;
-            let GemmShape { m, n, k } = *shape;
-            let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
-            for imp in r#impl {
-                match imp.as_str() {
-                    "wmma" | "ours" => {
-                        for &v in &vs {
-                            cases.push(Box::new(HgemmCase::new(m, n, k, v, measure.seed)));
+    }
+
+    /// The cases to run and the library implementation the others are compared with.
+    fn cases(&self) -> Result<(Vec<Box<dyn BenchCase>>, &'static str)> {
+        let seed = self.common().0.seed;
+        let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
+        let library = match self {
+            BenchKernel::Copy { bytes, variant, .. } => {
+                if bytes % 2 != 0 {
+                    return Err(usage("--bytes must be even (the copy moves fp16 elements)"));
+                }
+                let v = variants::parse(variant, &CopyCase::variants(), CopyCase::best(), "copy")
+                    .map_err(usage)?;
+                cases.push(Box::new(CopyCase::new(*bytes, v, seed)));
+                ""
+            }
+            BenchKernel::Gemm {
+                shape,
+                r#impl,
+                variant,
+                ..
+            } => {
+                let vs = pick_variants(variant, &gemm::variants(), gemm::best(), "hgemm")?;
+                let GemmShape { m, n, k } = *shape;
+                for imp in r#impl {
+                    match imp.as_str() {
+                        "wmma" | "ours" => {
+                            for &v in &vs {
+                                cases.push(Box::new(HgemmCase::new(m, n, k, v, seed)));
+                            }
+                        }
+                        "cublas" => {
+                            cases.push(Box::new(CublasGemmCase::new(m, n, k, Dtype::F16, seed)))
+                        }
+                        other => {
+                            return Err(usage(format!(
+                                "--impl '{other}': choose from wmma, cublas"
+                            )))
                         }
                     }
-                    "cublas" => cases.push(Box::new(CublasGemmCase::new(
-                        m,
-                        n,
-                        k,
-                        Dtype::F16,
-                        measure.seed,
-                    ))),
-                    other => {
-                        return Err(usage(format!("--impl '{other}': choose from wmma, cublas")))
+                }
+                "cublas"
+            }
+            BenchKernel::GemmGelu {
+                shape,
+                r#impl,
+                variant,
+                gelu,
+                ..
+            } => {
+                let kind = parse_gelu(gelu)?;
+                let vs = pick_variants(
+                    variant,
+                    &gemm_gelu::variants(),
+                    gemm_gelu::best(),
+                    "gemm_bias_gelu",
+                )?;
+                let GemmShape { m, n, k } = *shape;
+                for imp in r#impl {
+                    let imps: Vec<GeluImpl> = match imp.as_str() {
+                        "fused" => vs.iter().map(|v| GeluImpl::Fused(*v)).collect(),
+                        "unfused" => vs.iter().map(|v| GeluImpl::Unfused(*v)).collect(),
+                        "unfused_cublas" => vec![GeluImpl::UnfusedCublas],
+                        "cublaslt" if kind == 0 => vec![GeluImpl::Cublaslt],
+                        "cublaslt" => {
+                            return Err(usage(
+                                "cuBLASLt's GELU epilogue is the tanh form: use --gelu tanh, or drop cublaslt from --impl",
+                            ))
+                        }
+                        other => {
+                            return Err(usage(format!(
+                                "--impl '{other}': choose from fused, unfused, unfused_cublas, cublaslt"
+                            )))
+                        }
+                    };
+                    for i in imps {
+                        cases.push(Box::new(GemmGeluCase::new(m, n, k, i, kind, seed)));
                     }
                 }
+                "cublaslt"
             }
-            run_cases(device, cases, &cfg, !measure.no_verify, output, "cublas")
-        }
-        BenchKernel::GemmGelu {
-            shape,
-            r#impl,
-            variant,
-            gelu,
-            measure,
-            output,
-        } => {
-            let cfg = measure.config()?;
-            output.validate()?;
-            let kind = parse_gelu(gelu)?;
-            let vs = pick_variants(
+            BenchKernel::Gemv {
+                shape,
+                r#impl,
                 variant,
-                &gemm_gelu::variants(),
-                gemm_gelu::best(),
-                "gemm_bias_gelu",
-            )?;
-            let GemmShape { m, n, k } = *shape;
-            let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
-            for imp in r#impl {
-                let imps: Vec<GeluImpl> = match imp.as_str() {
-                    "fused" => vs.iter().map(|v| GeluImpl::Fused(*v)).collect(),
-                    "unfused" => vs.iter().map(|v| GeluImpl::Unfused(*v)).collect(),
-                    "unfused_cublas" => vec![GeluImpl::UnfusedCublas],
-                    "cublaslt" if kind == 0 => vec![GeluImpl::Cublaslt],
-                    "cublaslt" => return Err(usage("cuBLASLt's GELU epilogue is the tanh form: use --gelu tanh, or drop cublaslt from --impl")),
-                    other => return Err(usage(format!("--impl '{other}': choose from fused, unfused, unfused_cublas, cublaslt"))),
-                };
-                for i in imps {
-                    cases.push(Box::new(GemmGeluCase::new(m, n, k, i, kind, measure.seed)));
-                }
-            }
-            run_cases(device, cases, &cfg, !measure.no_verify, output, "cublaslt")
-        }
-        BenchKernel::Gemv {
-            shape,
-            r#impl,
-            variant,
-            measure,
-            output,
-        } => {
-            let cfg = measure.config()?;
-            output.validate()?;
-            let vs = pick_variants(variant, &gemv::variants(), gemv::best(), "gemv")?;
-            let GemvShape { m, n, k } = *shape;
-            let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
-            for imp in r#impl {
-                match imp.as_str() {
-                    "ours" => vs.iter().for_each(|v| {
-                        cases.push(Box::new(GemvCase::new(
-                            m,
-                            n,
-                            k,
-                            GemvImpl::Ours(*v),
-                            measure.seed,
-                        )))
-                    }),
-                    "cublas" => cases.push(Box::new(GemvCase::new(
-                        m,
-                        n,
-                        k,
-                        GemvImpl::Cublas,
-                        measure.seed,
-                    ))),
-                    other => {
-                        return Err(usage(format!("--impl '{other}': choose from ours, cublas")))
+                ..
+            } => {
+                let vs = pick_variants(variant, &gemv::variants(), gemv::best(), "gemv")?;
+                let GemvShape { m, n, k } = *shape;
+                for imp in r#impl {
+                    match imp.as_str() {
+                        "ours" => {
+                            for &v in &vs {
+                                cases.push(Box::new(GemvCase::new(
+                                    m,
+                                    n,
+                                    k,
+                                    GemvImpl::Ours(v),
+                                    seed,
+                                )));
+                            }
+                        }
+                        "cublas" => {
+                            cases.push(Box::new(GemvCase::new(m, n, k, GemvImpl::Cublas, seed)))
+                        }
+                        other => {
+                            return Err(usage(format!(
+                                "--impl '{other}': choose from ours, cublas"
+                            )))
+                        }
                     }
                 }
+                "cublas"
             }
-            run_cases(device, cases, &cfg, !measure.no_verify, output, "cublas")
-        }
-        BenchKernel::Relu {
-            elems,
-            variant,
-            measure,
-            output,
-        } => {
-            let cfg = measure.config()?;
-            output.validate()?;
-            let vs = pick_variants(
-                variant,
-                &elementwise::variants(),
-                elementwise::best(),
-                "elementwise",
-            )?;
-            let cases = vs
-                .iter()
-                .map(|v| {
-                    Box::new(ElementwiseCase::new(
+            BenchKernel::Relu { elems, variant, .. } => {
+                let vs = pick_variants(
+                    variant,
+                    &elementwise::variants(),
+                    elementwise::best(),
+                    "elementwise",
+                )?;
+                for v in vs {
+                    cases.push(Box::new(ElementwiseCase::new(
                         Op::Relu,
                         elems.elems,
-                        *v,
-                        measure.seed,
-                    )) as Box<dyn BenchCase>
-                })
-                .collect();
-            run_cases(device, cases, &cfg, !measure.no_verify, output, "")
-        }
-        BenchKernel::Gelu {
-            elems,
-            variant,
-            gelu,
-            measure,
-            output,
-        } => {
-            let cfg = measure.config()?;
-            output.validate()?;
-            let kind = parse_gelu(gelu)?;
-            let vs = pick_variants(
+                        v,
+                        seed,
+                    )));
+                }
+                ""
+            }
+            BenchKernel::Gelu {
+                elems,
                 variant,
-                &elementwise::variants(),
-                elementwise::best(),
-                "elementwise",
-            )?;
-            let cases = vs
-                .iter()
-                .map(|v| {
-                    Box::new(ElementwiseCase::new(
+                gelu,
+                ..
+            } => {
+                let kind = parse_gelu(gelu)?;
+                let vs = pick_variants(
+                    variant,
+                    &elementwise::variants(),
+                    elementwise::best(),
+                    "elementwise",
+                )?;
+                for v in vs {
+                    cases.push(Box::new(ElementwiseCase::new(
                         Op::Gelu(kind),
                         elems.elems,
-                        *v,
-                        measure.seed,
-                    )) as Box<dyn BenchCase>
-                })
-                .collect();
-            run_cases(device, cases, &cfg, !measure.no_verify, output, "")
-        }
-        BenchKernel::Layernorm {
-            rows,
-            hidden,
-            variant,
-            measure,
-            output,
-        } => {
-            let cfg = measure.config()?;
-            output.validate()?;
-            let vs = pick_variants(
+                        v,
+                        seed,
+                    )));
+                }
+                ""
+            }
+            BenchKernel::Layernorm {
+                rows,
+                hidden,
                 variant,
-                &layernorm::variants(),
-                layernorm::best(),
-                "layernorm",
-            )?;
-            let cases = vs
-                .iter()
-                .map(|v| {
-                    Box::new(LayerNormCase::new(*rows, *hidden, *v, measure.seed))
-                        as Box<dyn BenchCase>
-                })
-                .collect();
-            run_cases(device, cases, &cfg, !measure.no_verify, output, "")
-        }
+                ..
+            } => {
+                let vs = pick_variants(
+                    variant,
+                    &layernorm::variants(),
+                    layernorm::best(),
+                    "layernorm",
+                )?;
+                for v in vs {
+                    cases.push(Box::new(LayerNormCase::new(*rows, *hidden, v, seed)));
+                }
+                ""
+            }
+        };
+        Ok((cases, library))
     }
 }
 
