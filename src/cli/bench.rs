@@ -32,7 +32,7 @@ pub enum BenchKernel {
         /// Bytes to copy, e.g. 1GiB
         #[arg(long, allow_negative_numbers = true, value_parser = parse_size, default_value = "1GiB")]
         bytes: u64,
-        /// Kernel variant (v1, v2, ... or best)
+        /// Kernel variant(s): v1, v2, ..., best, or all
         #[arg(long, default_value = "best")]
         variant: String,
         #[command(flatten)]
@@ -282,9 +282,9 @@ impl BenchKernel {
                 if bytes % 2 != 0 {
                     return Err(usage("--bytes must be even (the copy moves fp16 elements)"));
                 }
-                let v = variants::parse(variant, &CopyCase::variants(), CopyCase::best(), "copy")
-                    .map_err(usage)?;
-                cases.push(Box::new(CopyCase::new(*bytes, v, seed)));
+                for v in pick_variants(variant, &CopyCase::variants(), CopyCase::best(), "copy")? {
+                    cases.push(Box::new(CopyCase::new(*bytes, v, seed)));
+                }
                 ""
             }
             BenchKernel::Gemm {
