@@ -44,19 +44,24 @@ pub fn launch_hgemm(gpu: &Gpu, v: u32, s: &GemmSet<f16>, m: u64, n: u64, k: u64)
 /// cuBLAS's result for set `s` in a fresh buffer (the library reference).
 pub fn cublas_reference(
     gpu: &Gpu,
-    s: &GemmSet<f16>,
+    a: &DevBuf<f16>,
+    b: &DevBuf<f16>,
     m: u64,
     n: u64,
     k: u64,
 ) -> Result<DevBuf<f16>> {
-    let out = DevBuf::<f16>::poisoned(gpu, (m * n) as usize, "cuBLAS reference C")?;
-    // SAFETY: A, B sized for the shape, out holds m*n elements.
+    anyhow::ensure!(
+        a.len() as u64 >= m * k && b.len() as u64 >= k * n,
+        "cuBLAS reference: operands smaller than {m}x{n}x{k}"
+    );
+    let out = DevBuf::<f16>::poisoned(gpu, (m * n) as usize, "cuBLAS reference")?;
+    // SAFETY: A and B hold at least m*k and k*n elements (checked above), out m*n.
     unsafe {
         gemm_row_major(
             gpu,
             Dtype::F16,
-            s.a.ptr(gpu),
-            s.b.ptr(gpu),
+            a.ptr(gpu),
+            b.ptr(gpu),
             out.ptr(gpu),
             m as usize,
             n as usize,
@@ -123,7 +128,7 @@ impl BenchCase for HgemmCase {
         let s = &self.sets[0];
         s.c.poison(gpu)?;
         self.launch(gpu, 0)?;
-        let reference = cublas_reference(gpu, s, m, n, k)?;
+        let reference = cublas_reference(gpu, &s.a, &s.b, m, n, k)?;
         let what = self.id().describe();
         gpu.sync(&what, &gemm_shape(m, n, k).label())?;
         let cpu = check::check_against_cpu(gpu, &s.a, &s.b, &s.c, None, m, n, k)?;

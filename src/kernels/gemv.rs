@@ -148,20 +148,7 @@ impl BenchCase for GemvCase {
         self.sets[0].y.poison(gpu)?;
         self.launch(gpu, 0)?;
         let s = &self.sets[0];
-        let reference = DevBuf::<f16>::poisoned(gpu, (m * n) as usize, "cuBLAS reference y")?;
-        // SAFETY: as in launch, into the reference buffer.
-        unsafe {
-            gemm_row_major(
-                gpu,
-                Dtype::F16,
-                s.x.ptr(gpu),
-                s.w.ptr(gpu),
-                reference.ptr(gpu),
-                m as usize,
-                n as usize,
-                k as usize,
-            )?
-        };
+        let reference = super::gemm::cublas_reference(gpu, &s.x, &s.w, m, n, k)?;
         gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
         let cpu = check::check_against_cpu(gpu, &s.x, &s.w, &s.y, None, m, n, k)?;
         if self.imp == GemvImpl::Cublas {
