@@ -25,15 +25,21 @@ pub const GRID_BOLD: RGBColor = RGBColor(205, 205, 205);
 pub const GRID_LIGHT: RGBColor = RGBColor(236, 236, 236);
 
 /// Blues/greens for our kernels.
-pub const OURS_PALETTE: [RGBColor; 6] = [
+pub const OURS_PALETTE: [RGBColor; 12] = [
     RGBColor(31, 119, 180),
     RGBColor(44, 160, 44),
     RGBColor(23, 190, 207),
     RGBColor(148, 103, 189),
     RGBColor(0, 70, 140),
     RGBColor(120, 160, 30),
+    RGBColor(0, 128, 128),
+    RGBColor(100, 100, 220),
+    RGBColor(0, 110, 60),
+    RGBColor(70, 180, 140),
+    RGBColor(90, 40, 140),
+    RGBColor(60, 150, 230),
 ];
-/// Reds/oranges for vendor libraries.
+
 pub const LIBRARY_PALETTE: [RGBColor; 4] = [
     RGBColor(214, 39, 40),
     RGBColor(255, 127, 14),
