@@ -23,7 +23,7 @@ impl<T: DeviceRepr> DevBuf<T> {
     pub fn alloc(gpu: &Gpu, len: usize, what: &str) -> Result<Self> {
         let len = len.max(1);
         // SAFETY: the memory is uninitialised; every constructor path below fills it
-        // (random, poison or upload) before any kernel reads it.
+        // (random fill or poison) before any kernel reads it.
         let slice = unsafe { gpu.stream().alloc::<T>(len) }.map_err(|e| {
             if e.0 == cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
                 let mib = (len * std::mem::size_of::<T>()) as f64 / (1 << 20) as f64;
@@ -64,12 +64,6 @@ impl<T: DeviceRepr> DevBuf<T> {
 
     pub fn download(&self, gpu: &Gpu) -> Result<Vec<T>> {
         Ok(gpu.stream().clone_dtoh(&self.slice)?)
-    }
-
-    pub fn upload(gpu: &Gpu, host: &[T], what: &str) -> Result<Self> {
-        let mut b = Self::alloc(gpu, host.len(), what)?;
-        gpu.stream().memcpy_htod(host, &mut b.slice)?;
-        Ok(b)
     }
 
     pub fn slice(&self) -> &CudaSlice<T> {
