@@ -7,7 +7,8 @@
 //!                        One PTX for the lowest listed target is embedded so newer GPUs can
 //!                        JIT; it is PTX of this nvcc (13.0), which driver 580+ loads.
 //!   ROOFLINE_PTXAS_VERBOSE=1  print ptxas register/smem reports as build warnings.
-//!   NVCC, CUDA_HOME, CUDA_PATH, PATH, XDG_CACHE_HOME, HOME  see src/toolkit.rs.
+//!   NVCC, CUDA_HOME, CUDA_PATH, PATH, ROOFLINE_CUDA_CACHE, XDG_CACHE_HOME, HOME: see
+//!   src/toolkit.rs.
 
 #[path = "src/toolkit.rs"]
 mod toolkit;
@@ -22,6 +23,7 @@ fn main() {
         "CUDA_HOME",
         "CUDA_PATH",
         "PATH",
+        "ROOFLINE_CUDA_CACHE",
         "XDG_CACHE_HOME",
         "HOME",
     ] {

@@ -13,6 +13,8 @@ pub struct SearchInputs {
     pub cuda_home: Option<PathBuf>,
     pub cuda_path: Option<PathBuf>,
     pub path_var: Option<String>,
+    /// scripts/setup.sh's install folder when overridden (ROOFLINE_CUDA_CACHE).
+    pub setup_cache: Option<PathBuf>,
     pub cache_home: Option<PathBuf>,
     pub home: Option<PathBuf>,
 }
@@ -25,6 +27,7 @@ impl SearchInputs {
             cuda_home: var("CUDA_HOME").map(PathBuf::from),
             cuda_path: var("CUDA_PATH").map(PathBuf::from),
             path_var: var("PATH").map(|p| p.to_string_lossy().into_owned()),
+            setup_cache: var("ROOFLINE_CUDA_CACHE").map(PathBuf::from),
             cache_home: var("XDG_CACHE_HOME").map(PathBuf::from),
             home: var("HOME").map(PathBuf::from),
         }
@@ -75,6 +78,9 @@ pub fn candidates(inp: &SearchInputs) -> Vec<(PathBuf, &'static str)> {
         }
     }
     out.push((PathBuf::from("/usr/local/cuda"), "/usr/local/cuda"));
+    if let Some(c) = &inp.setup_cache {
+        out.push((c.join("nvidia/cu13"), "$ROOFLINE_CUDA_CACHE"));
+    }
     let cache = inp
         .cache_home
         .clone()
@@ -184,6 +190,19 @@ mod tests {
         assert!(candidates(&inp)
             .iter()
             .any(|(p, why)| p == d.path() && *why == "nvcc on PATH"));
+    }
+
+    #[test]
+    fn overridden_setup_cache_is_searched() {
+        let c = tempfile::tempdir().unwrap();
+        fake_toolkit(&c.path().join("nvidia/cu13"));
+        let inp = SearchInputs {
+            setup_cache: Some(c.path().to_path_buf()),
+            ..Default::default()
+        };
+        assert!(candidates(&inp)
+            .iter()
+            .any(|(p, why)| *p == c.path().join("nvidia/cu13") && *why == "$ROOFLINE_CUDA_CACHE"));
     }
 
     #[test]
