@@ -15,6 +15,12 @@
 //   v6: v5 with W streamed through a per-lane cp.async ring in shared memory (6 groups = 384 B
 //       per lane in flight from the first instruction to the end of the warp's range, no drain
 //       between register batches, x one group ahead in registers). Elsewhere: S = 1.
+//   v7: v3 for one row, v4 for 2..16 (the best of those two on the H200).
+//   v8: slabs: one 512-thread block per 32- or 64-column slab streams all of K (or half of it,
+//       in a cluster of 2 reduced over DSMEM) with double-buffered register loads, so there is
+//       no split-K tail through global memory (measured at ~3 us of v3's 4096^2 time). One row:
+//       FMA with x staged in shared memory after W's first loads are issued; 2..16 rows: v4's
+//       tensor-core groups. Shapes whose slabs would not fill the GPU take v7's kernels.
 // v2..v6 need N % 8 == 0 and a 16-byte aligned W; otherwise they use a scalar-column kernel.
 // Launches cover at most 16 rows of x; larger M is done in chunks of 16 rows.
 #include <cooperative_groups.h>
@@ -334,6 +340,31 @@ __device__ __forceinline__ void mma_group_compute(MmaAcc<MB> &acc, const uint4 (
   }
 }
 
+// The per-warp mma accumulators of WARPS warps, summed through red[] (one padded 32 x JS slab
+// per warp, conflict-free by lane and by value) into part[m * 64 + col]. Ends before the
+// barrier that publishes part[]; red[] is free again after it.
+template <int MB, int WARPS, int THREADS>
+__device__ __forceinline__ void mma_warps_to_part(const MmaAcc<MB> &acc,
+                                                  float (*red)[32][8 * (MB / 4) + 1],
+                                                  float *part) {
+  constexpr int JS = 8 * (MB / 4);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int q = 0; q < MB / 4; ++q) red[warp][lane][q * 8 + i] = acc.v[i][q];
+  __syncthreads();
+  for (int e = threadIdx.x; e < 32 * JS; e += THREADS) {
+    const int l = e % 32, j = e / 32;  // consecutive threads: consecutive lanes, no conflicts
+    float v = 0.0f;
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) v += red[w][l][j];
+    const int i = j % 8, q = j / 8;
+    const int m = (l >> 2) + 8 * (q >> 1), col = 8 * (2 * (l & 3) + (q & 1)) + i;
+    part[m * kTileN + col] = v;
+  }
+}
+
 template <int MB, int MODE>
 __global__ void __launch_bounds__(kThreads, kMmaBlocksPerSm)
     gemv_mma(const __half *x, const __half *W, __half *y, void *ws, int M, int N, int K, int S,
@@ -385,20 +416,7 @@ __global__ void __launch_bounds__(kThreads, kMmaBlocksPerSm)
   }
 
   // Reduce the 8 warps: red[warp][lane][j], j = q * 8 + i for accumulator v[i][q].
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-#pragma unroll
-    for (int q = 0; q < MB / 4; ++q) red[warp][lane][q * 8 + i] = acc.v[i][q];
-  __syncthreads();
-  for (int e = threadIdx.x; e < 32 * JS; e += kThreads) {
-    const int l = e % 32, j = e / 32;  // consecutive threads: consecutive lanes, no conflicts
-    float v = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) v += red[w][l][j];
-    const int i = j % 8, q = j / 8;
-    const int m = (l >> 2) + 8 * (q >> 1), col = 8 * (2 * (l & 3) + (q & 1)) + i;
-    part[m * kTileN + col] = v;
-  }
+  mma_warps_to_part<MB, kWarps, kThreads>(acc, red, part);
   __syncthreads();
   finish_tile<MB, MODE>(part, y, ws, M, N, S);
 }
@@ -516,22 +534,169 @@ __global__ void __launch_bounds__(kThreads, kMmaBlocksPerSm)
   cp_async_wait<0>();
   __syncthreads();  // every lane is done with the ring: red[] overwrites it
 
+  mma_warps_to_part<MB, kWarps, kThreads>(acc, red, part);
+  __syncthreads();
+  finish_tile<MB, MODE>(part, y, ws, M, N, S);
+}
+
+
+// ---------------------------------------------------------------- v8: slabs
+constexpr int kSlabThreads = 512, kSlabWarps = kSlabThreads / 32;
+constexpr int kSlabU = 4;                   // W loads per lane per buffer (two buffers)
+constexpr int kSlabXSmemMax = 64 * 1024;    // x staged in smem: K <= 32768 (one row)
+
+// One row of x. Lane (c, r) = (tid % LPR, tid / LPR) owns columns n0 + 8c .. +8 and rows
+// r, r + RPP, r + 2 RPP, ... (RPP = 512 / LPR rows per pass; a warp load covers 32 / LPR rows
+// x 16 LPR contiguous bytes). Loads for the next kSlabU rows are issued before the current
+// ones are multiplied, so 2 kSlabU x 16 B per lane stay in flight.
+template <int LPR>
+__global__ void __launch_bounds__(kSlabThreads, 1)
+    gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K) {
+  constexpr int COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
+  extern __shared__ __align__(16) unsigned char slab_smem[];
+  __half *xs = reinterpret_cast<__half *>(slab_smem);
+  __shared__ float red[kSlabWarps][COLS];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int c = tid % LPR, r = tid / LPR;
+  const int n = blockIdx.x * COLS + c * 8;
+  const bool col_ok = n < N;  // N % 8 == 0
+  float acc[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) acc[i] = 0.f;
+  uint4 wa[U], wb[U];
+  auto load = [&](uint4(&w)[U], int k0) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int k = k0 + u * RPP;
+      w[u] = k < K && col_ok ? ldg_stream(W + (size_t)k * N + n) : make_uint4(0, 0, 0, 0);
+    }
+  };
+  auto fma = [&](const uint4(&w)[U], int k0) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int k = k0 + u * RPP;
+      const float xv = k < K ? __half2float(xs[k]) : 0.f;
+      const __half2 *h = reinterpret_cast<const __half2 *>(&w[u]);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const float2 f = __half22float2(h[j]);
+        acc[2 * j] = fmaf(xv, f.x, acc[2 * j]);
+        acc[2 * j + 1] = fmaf(xv, f.y, acc[2 * j + 1]);
+      }
+    }
+  };
+  int k0 = r;
+  load(wa, k0);  // W first: its latency then covers x's
+  if (K % 8 == 0 && ((uintptr_t)x & 15) == 0) {
+    for (int i = tid; i < K / 8; i += kSlabThreads)
+      reinterpret_cast<uint4 *>(xs)[i] = __ldg(reinterpret_cast<const uint4 *>(x) + i);
+  } else {
+    for (int i = tid; i < K; i += kSlabThreads) xs[i] = x[i];
+  }
+  __syncthreads();
+  for (; k0 < K; k0 += 2 * U * RPP) {
+    load(wb, k0 + U * RPP);
+    fma(wa, k0);
+    load(wa, k0 + 2 * U * RPP);
+    fma(wb, k0 + U * RPP);
+  }
+  // Lanes with the same c: xor over the row bits of the lane, then the 16 warps via smem.
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    float v = acc[i];
+#pragma unroll
+    for (int o = LPR; o < 32; o <<= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (lane < LPR) red[warp][c * 8 + i] = v;
+  }
+  __syncthreads();
+  for (int e = tid; e < COLS; e += kSlabThreads) {
+    const int col = blockIdx.x * COLS + e;
+    float v = 0.f;
+#pragma unroll
+    for (int w = 0; w < kSlabWarps; ++w) v += red[w][e];
+    if (col < N) y[col] = __float2half_rn(v);
+  }
+}
+
+// 2..16 rows: a 64-column slab (v4's lane layout: a warp's group is 16 rows x 64 columns),
+// warp w takes groups w, w + 16, ... of the block's K range, two groups per buffer, double
+// buffered. CLUSTER: the two CTAs of a (1, 2) cluster take the two halves of K and each
+// writes half of the tile from both partial tiles (DSMEM).
+template <int MB>
+constexpr int kSlabMmaSmem = kSlabWarps * 32 * (8 * (MB / 4) + 1) * 4 + MB * kTileN * 4;
+
+template <int MB, bool CLUSTER>
+__global__ void __launch_bounds__(kSlabThreads, 1)
+    gemv_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K, bool xvec) {
+  constexpr int JS = 8 * (MB / 4), EL = MB * kTileN;
+  extern __shared__ __align__(16) unsigned char slab_smem[];
+  float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
+  float *part = reinterpret_cast<float *>(slab_smem) + kSlabWarps * 32 * (JS + 1);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * kTileN, n = n0 + g * 8;
+  const bool col_ok = n < N;
+  const int quads = K / 4 + (K % 4 != 0);
+  const int S = gridDim.y, rank = blockIdx.y;
+  const int groups = (K + 15) / 16;
+  const int ga = (int)((long long)groups * rank / S), gb = (int)((long long)groups * (rank + 1) / S);
+  MmaAcc<MB> acc;
 #pragma unroll
   for (int i = 0; i < 8; ++i)
 #pragma unroll
-    for (int q = 0; q < MB / 4; ++q) red[warp][lane][q * 8 + i] = acc.v[i][q];
-  __syncthreads();
-  for (int e = threadIdx.x; e < 32 * JS; e += kThreads) {
-    const int l = e % 32, j = e / 32;
-    float v = 0.0f;
+    for (int j = 0; j < MB / 4; ++j) acc.v[i][j] = 0.0f;
+  // Group gi of W and x; zeros past the block's range (gi is warp-uniform: no divergence).
+  auto ld = [&](int gi, uint4(&w)[4], uint2(&a)[2]) {
+    if (gi < gb) {
+      if ((gi + 1) * 16 <= K)
+        mma_group_load<MB, false>(x, W, M, N, K, n, col_ok, gi * 16, t, g, 0, quads, xvec, w, a);
+      else
+        mma_group_load<MB, true>(x, W, M, N, K, n, col_ok, gi * 16, t, g, 0, quads, xvec, w, a);
+    } else {
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) v += red[w][l][j];
-    const int i = j % 8, q = j / 8;
-    const int m = (l >> 2) + 8 * (q >> 1), col = 8 * (2 * (l & 3) + (q & 1)) + i;
-    part[m * kTileN + col] = v;
+      for (int j = 0; j < 4; ++j) w[j] = make_uint4(0, 0, 0, 0);
+      a[0] = a[1] = make_uint2(0, 0);
+    }
+  };
+  constexpr int W16 = kSlabWarps;
+  uint4 wA[2][4], wB[2][4];
+  uint2 aA[2][2], aB[2][2];
+  int j = ga + warp;
+  ld(j, wA[0], aA[0]);
+  ld(j + W16, wA[1], aA[1]);
+  for (; j < gb; j += 4 * W16) {
+    ld(j + 2 * W16, wB[0], aB[0]);
+    ld(j + 3 * W16, wB[1], aB[1]);
+    mma_group_compute<MB>(acc, wA[0], aA[0]);
+    mma_group_compute<MB>(acc, wA[1], aA[1]);
+    ld(j + 4 * W16, wA[0], aA[0]);
+    ld(j + 5 * W16, wA[1], aA[1]);
+    mma_group_compute<MB>(acc, wB[0], aB[0]);
+    mma_group_compute<MB>(acc, wB[1], aB[1]);
   }
-  __syncthreads();
-  finish_tile<MB, MODE>(part, y, ws, M, N, S);
+  // The 16 warps' accumulators through smem (same mapping as gemv_mma), into part[m][col].
+  mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
+  if constexpr (!CLUSTER) {
+    __syncthreads();
+    for (int e = threadIdx.x; e < EL; e += kSlabThreads) {
+      const int m = e / kTileN, col = n0 + e % kTileN;
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
+    }
+  } else {
+#if __CUDA_ARCH__ >= 900
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // both partial tiles complete and visible
+    const float *p0 = cluster.map_shared_rank(part, 0), *p1 = cluster.map_shared_rank(part, 1);
+    const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
+    for (int e = lo + threadIdx.x; e < hi; e += kSlabThreads) {
+      const int m = e / kTileN, col = n0 + e % kTileN;
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(p0[e] + p1[e]);
+    }
+    cluster.sync();  // the peer may still be reading this block's part[]
+#else
+    __trap();  // never launched: the host only uses clusters on sm_90
+#endif
+  }
 }
 
 // ---------------------------------------------------------------- host side
@@ -701,12 +866,124 @@ int ring_splits(int N, int K) {
   return 1;
 }
 
+
+// ---- v8 host side. Slab kernels need > 48 KiB of dynamic smem (x for one row; the warp
+// reduction for 16 rows): attributes set once, in rl_gemv_workspace_bytes or the first launch.
+template <auto *KERNEL>
+bool slab_attr(int bytes) {
+  static const bool ok =
+      cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) ==
+          cudaSuccess ||
+      (cudaGetLastError(), false);
+  return ok;
+}
+bool slab_setup() {
+  static const bool ok = slab_attr<&gemv_slab1<4>>(kSlabXSmemMax) &
+                         slab_attr<&gemv_slab1<8>>(kSlabXSmemMax) &
+                         slab_attr<&gemv_slab_mma<8, false>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_mma<16, false>>(kSlabMmaSmem<16>) &
+                         slab_attr<&gemv_slab_mma<8, true>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_mma<16, true>>(kSlabMmaSmem<16>);
+  return ok;
+}
+
+// Whether all `tiles` (1, 2) clusters of gemv_slab_mma<MB, true> are resident at once (cached).
+template <int MB>
+bool slab_clusters_fit(int tiles) {
+  static const int clusters = [] {
+    int v = 0;
+    if (!cluster_capable() || !slab_setup()) return 0;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(1, 2, 1);
+    cfg.blockDim = dim3(kSlabThreads, 1, 1);
+    cfg.dynamicSmemBytes = kSlabMmaSmem<MB>;
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = 2;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    if (cudaOccupancyMaxActiveClusters(&v, gemv_slab_mma<MB, true>, &cfg) != cudaSuccess) {
+      (void)cudaGetLastError();
+      v = 0;
+    }
+    return v;
+  }();
+  return clusters >= tiles;
+}
+
+// What v8 runs for a launch of `rows` rows. A slab grid is used when it is between half and
+// one resident wave (one 512-thread block per SM); anything else takes v7's kernels.
+enum SlabPlan { kSlabNone = 0, kSlab1x32, kSlab1x64, kSlabMma, kSlabMmaCluster };
+
+SlabPlan slab_plan(int rows, int N, int K) {
+  if (!slab_setup()) return kSlabNone;
+  const int sms = rl_sm_count();
+  const auto fits = [&](long long blocks) { return 2 * blocks >= sms && blocks <= sms; };
+  if (rows == 1) {
+    if ((long long)K * 2 > kSlabXSmemMax) return kSlabNone;
+    if (fits(rl_ceil_div(N, 64))) return kSlab1x64;
+    if (fits(rl_ceil_div(N, 32))) return kSlab1x32;
+    return kSlabNone;
+  }
+  const int tiles = tiles_for(N);
+  if (fits(tiles)) return kSlabMma;
+  if (fits(2LL * tiles) && (bucket(rows) <= 8 ? slab_clusters_fit<8>(tiles)
+                                                : slab_clusters_fit<16>(tiles)))
+    return kSlabMmaCluster;
+  return kSlabNone;
+}
+
+// v7's kernel for `rows`: v3 for one row, v4 for more.
+int v7_variant(int rows) { return rows == 1 ? 3 : 4; }
+
+template <int MB, bool CLUSTER>
+cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                            cudaStream_t s) {
+  const bool xvec = K % 4 == 0 && (uintptr_t)x % 8 == 0;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(tiles_for(N), CLUSTER ? 2 : 1, 1);
+  cfg.blockDim = dim3(kSlabThreads, 1, 1);
+  cfg.dynamicSmemBytes = kSlabMmaSmem<MB>;
+  cfg.stream = s;
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = 1;
+  attr.val.clusterDim.y = 2;
+  attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = CLUSTER ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, gemv_slab_mma<MB, CLUSTER>, x, W, y, M, N, K, xvec);
+}
+
+// One v8 launch of `plan` (not kSlabNone) for `rows` <= 16 rows.
+cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,
+                        int N, int K, cudaStream_t s) {
+  const bool small = bucket(rows) <= 8;
+  switch (plan) {
+    case kSlab1x64:
+      gemv_slab1<8><<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, K * 2, s>>>(x, W, y, N, K);
+      return cudaSuccess;
+    case kSlab1x32:
+      gemv_slab1<4><<<(unsigned)rl_ceil_div(N, 32), kSlabThreads, K * 2, s>>>(x, W, y, N, K);
+      return cudaSuccess;
+    case kSlabMma:
+      return small ? launch_slab_mma<8, false>(x, W, y, rows, N, K, s)
+                   : launch_slab_mma<16, false>(x, W, y, rows, N, K, s);
+    default:
+      return small ? launch_slab_mma<8, true>(x, W, y, rows, N, K, s)
+                   : launch_slab_mma<16, true>(x, W, y, rows, N, K, s);
+  }
+}
+
 // Splits a launch of `variant` with rows = min(M, 16) uses (1: no workspace needed).
 int splits(int variant, int rows, int N, int K) {
   const int MB = bucket(rows);
   switch (variant) {
     case 3: return fma_splits(MB, N, K);
     case 4: return mma_splits(MB, N, K);
+    case 8: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
     default: return 1;
   }
 }
@@ -723,7 +1000,8 @@ size_t workspace_bytes(int variant, int N, int K) {
     ring_splits<16>(N, K);
     return 0;
   }
-  if (variant != 3 && variant != 4) return 0;
+  if (variant == 8) slab_setup();  // the smem attributes now, not in a capture
+  if (variant != 3 && variant != 4 && variant != 8) return 0;
   if (N % 8 != 0) return 0;  // scalar path (W alignment is only known at launch: then unused)
   int smax = 1;  // the bucket with the most splits sizes the workspace, so any M fits it
   for (int MB = 1; MB <= kMaxRows; MB *= 2) {
@@ -822,6 +1100,13 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
     }
     return rl_launch_status();
   }
+  if (variant == 8) {
+    const SlabPlan plan = slab_plan(rows, N, K);
+    if (plan == kSlabNone) return launch_rows(v7_variant(rows), x, W, y, ws, rows, N, K, s);
+    const cudaError_t e = launch_slab(plan, x, W, y, rows, N, K, s);
+    const int st = rl_launch_status();
+    return e != cudaSuccess ? (int)e : st;
+  }
   if (variant == 2 || variant == 3) {
     const int S = variant == 3 ? fma_splits(MB, N, K) : 1;
     switch (MB) {
@@ -859,7 +1144,7 @@ static int effective_variant(int variant, int rows) {
 }
 
 extern "C" size_t rl_gemv_workspace_bytes(int variant, int M, int N, int K) {
-  if (variant < 1 || variant > 7 || M < 1 || N < 1 || K < 1) return 0;
+  if (variant < 1 || variant > 8 || M < 1 || N < 1 || K < 1) return 0;
   if (variant == 7) {
     const size_t a = workspace_bytes(3, N, K), b = workspace_bytes(4, N, K);
     return a > b ? a : b;
@@ -869,7 +1154,7 @@ extern "C" size_t rl_gemv_workspace_bytes(int variant, int M, int N, int K) {
 
 extern "C" int rl_gemv(int variant, const void *x, const void *W, void *y, void *workspace, int M,
                        int N, int K, void *stream) {
-  RL_REQUIRE(variant >= 1 && variant <= 7 && x != nullptr && W != nullptr && y != nullptr &&
+  RL_REQUIRE(variant >= 1 && variant <= 8 && x != nullptr && W != nullptr && y != nullptr &&
              M >= 1 && N >= 1 && K >= 1);
   bool needs_ws = false;
   if (vector_ok(W, N))
@@ -892,7 +1177,7 @@ extern "C" int rl_gemv(int variant, const void *x, const void *W, void *y, void 
   return 0;
 }
 
-extern "C" int rl_gemv_variant_count(void) { return 7; }
+extern "C" int rl_gemv_variant_count(void) { return 8; }
 
 extern "C" const char *rl_gemv_variant_name(int variant) {
   switch (variant) {
@@ -902,7 +1187,8 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 4: return "v4 v3 with mma.sync tensor-core inner product";
     case 5: return "v5 v4 with the split-K reduction in a cluster over DSMEM (sm_90)";
     case 6: return "v6 v5 with W streamed through a 6-stage per-lane cp.async ring in smem";
-    case 7: return "v7 best: v3 for a single row, v4 for 2..16 rows (per 16-row chunk)";
+    case 7: return "v7 v3 for a single row, v4 for 2..16 rows (per 16-row chunk)";
+    case 8: return "v8 slabs: a 512-thread block streams all of K for 32-64 columns, no split-K tail";
     default: return nullptr;
   }
 }

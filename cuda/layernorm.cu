@@ -8,6 +8,10 @@
 //       exchange per statistic). Templated on the per-thread vector count so the register array
 //       is indexed by constants only. Rows whose hidden is not a multiple of 8, or unaligned
 //       pointers, take the same code with scalar accesses; hidden > 16384 falls back to v1.
+//   v3: v2 with gamma and beta fetched right after the row, before the statistics, where a
+//       thread owns at most 4 vectors (hidden <= 4096): their L2 latency then overlaps the
+//       row's HBM latency instead of following the two reductions. Above that, v2 (the extra
+//       registers would spill).
 #include "common.cuh"
 
 namespace {
@@ -111,7 +115,8 @@ __device__ __forceinline__ float row_sum(float v, float *red) {
 
 // A row is handled by WPR warps (T = 32 WPR threads); thread tr owns the accesses
 // c = tr + j T, j < VPT, each covering elements [c VEC, c VEC + VEC). A block holds RPB rows.
-template <int VEC, int VPT, int WPR, int RPB>
+// PRE: gamma and beta are loaded with the row (2 VPT more vectors in registers).
+template <int VEC, int VPT, int WPR, int RPB, bool PRE>
 __global__ void __launch_bounds__(32 * WPR * RPB)
     ln_reg(const __half *x, const __half *gamma, const __half *beta, __half *y, int rows,
            int hidden, float inv_hidden, float eps) {
@@ -124,7 +129,7 @@ __global__ void __launch_bounds__(32 * WPR * RPB)
   if (row >= rows) return;  // only warp-per-row blocks can overhang, and they have no barrier
   const size_t base = (size_t)row * hidden;
 
-  Pack<VEC> raw[VPT];
+  Pack<VEC> raw[VPT], gpre[PRE ? VPT : 1], bpre[PRE ? VPT : 1];
 #pragma unroll
   for (int j = 0; j < VPT; ++j) {
     const int c = tr + j * T;
@@ -132,6 +137,16 @@ __global__ void __launch_bounds__(32 * WPR * RPB)
       raw[j].load(x + base + c * VEC);
     else
       raw[j].zero();  // adds 0 to the sum; skipped in the deviations below
+  }
+  if constexpr (PRE) {
+#pragma unroll
+    for (int j = 0; j < VPT; ++j) {
+      const int c = tr + j * T;
+      if (c * VEC < hidden) {
+        gpre[j].load_ro(gamma + c * VEC);
+        bpre[j].load_ro(beta + c * VEC);
+      }
+    }
   }
 
   float s = 0.0f;
@@ -160,16 +175,20 @@ __global__ void __launch_bounds__(32 * WPR * RPB)
   }
   const float rstd = rsqrtf(row_sum<WPR>(q, red[1]) * inv_hidden + eps);
 
-  // gamma/beta are loaded here, one pair per j behind its bounds check (L1 hits after the first
-  // rows). Loading them all before the statistics would hide those latencies but costs 8 VPT
-  // registers: ptxas then drops to 8 blocks/SM at hidden 4096 and spills when capped.
+  // Without PRE gamma/beta are loaded here, one pair per j behind its bounds check (L1/L2
+  // hits), after both reductions: fewer registers, but their latency is on the row's chain.
 #pragma unroll
   for (int j = 0; j < VPT; ++j) {
     const int c = tr + j * T;
     if (c * VEC < hidden) {
       Pack<VEC> g, b;
-      g.load_ro(gamma + c * VEC);
-      b.load_ro(beta + c * VEC);
+      if constexpr (PRE) {
+        g = gpre[j];
+        b = bpre[j];
+      } else {
+        g.load_ro(gamma + c * VEC);
+        b.load_ro(beta + c * VEC);
+      }
       float f[VEC], gf[VEC], bf[VEC];
       raw[j].to_float(f);
       g.to_float(gf);
@@ -181,28 +200,30 @@ __global__ void __launch_bounds__(32 * WPR * RPB)
   }
 }
 
-template <int VEC, int VPT, int WPR, int RPB>
+template <int VEC, int VPT, int WPR, int RPB, bool PRE = false>
 void launch_reg(const __half *x, const __half *gamma, const __half *beta, __half *y, int rows,
                 int hidden, float eps, cudaStream_t s) {
   const int grid = (int)rl_ceil_div(rows, RPB);
-  ln_reg<VEC, VPT, WPR, RPB>
+  ln_reg<VEC, VPT, WPR, RPB, PRE>
       <<<grid, 32 * WPR * RPB, 0, s>>>(x, gamma, beta, y, rows, hidden, 1.0f / hidden, eps);
 }
 
 // Picks the smallest bucket whose T * VPT accesses cover the row. Returns false if none does.
+// PRE: v3 (gamma/beta with the row) for the 16-byte buckets of at most 4 vectors per thread.
+template <bool PRE>
 bool launch_v2(const __half *x, const __half *g, const __half *b, __half *y, int rows, int hidden,
                float eps, cudaStream_t s) {
   const bool vec = hidden % 8 == 0 && (uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0 &&
                    (uintptr_t)g % 16 == 0 && (uintptr_t)b % 16 == 0;
   if (vec) {
     const int nv = hidden / 8;  // 16-byte accesses per row
-    if (nv <= 32) launch_reg<8, 1, 1, 4>(x, g, b, y, rows, hidden, eps, s);
-    else if (nv <= 64) launch_reg<8, 2, 1, 4>(x, g, b, y, rows, hidden, eps, s);
-    else if (nv <= 96) launch_reg<8, 3, 1, 4>(x, g, b, y, rows, hidden, eps, s);
-    else if (nv <= 128) launch_reg<8, 4, 1, 4>(x, g, b, y, rows, hidden, eps, s);
-    else if (nv <= 256) launch_reg<8, 2, 4, 1>(x, g, b, y, rows, hidden, eps, s);
-    else if (nv <= 384) launch_reg<8, 3, 4, 1>(x, g, b, y, rows, hidden, eps, s);
-    else if (nv <= 512) launch_reg<8, 4, 4, 1>(x, g, b, y, rows, hidden, eps, s);
+    if (nv <= 32) launch_reg<8, 1, 1, 4, PRE>(x, g, b, y, rows, hidden, eps, s);
+    else if (nv <= 64) launch_reg<8, 2, 1, 4, PRE>(x, g, b, y, rows, hidden, eps, s);
+    else if (nv <= 96) launch_reg<8, 3, 1, 4, PRE>(x, g, b, y, rows, hidden, eps, s);
+    else if (nv <= 128) launch_reg<8, 4, 1, 4, PRE>(x, g, b, y, rows, hidden, eps, s);
+    else if (nv <= 256) launch_reg<8, 2, 4, 1, PRE>(x, g, b, y, rows, hidden, eps, s);
+    else if (nv <= 384) launch_reg<8, 3, 4, 1, PRE>(x, g, b, y, rows, hidden, eps, s);
+    else if (nv <= 512) launch_reg<8, 4, 4, 1, PRE>(x, g, b, y, rows, hidden, eps, s);
     else if (nv <= 768) launch_reg<8, 6, 4, 1>(x, g, b, y, rows, hidden, eps, s);
     else if (nv <= 1024) launch_reg<8, 8, 4, 1>(x, g, b, y, rows, hidden, eps, s);
     else if (nv <= 1536) launch_reg<8, 12, 4, 1>(x, g, b, y, rows, hidden, eps, s);
@@ -228,24 +249,28 @@ bool launch_v2(const __half *x, const __half *g, const __half *b, __half *y, int
 
 extern "C" int rl_layernorm(int variant, const void *x, const void *gamma, const void *beta,
                             void *y, int rows, int hidden, float eps, void *stream) {
-  RL_REQUIRE(variant >= 1 && variant <= 2 && x != nullptr && gamma != nullptr &&
+  RL_REQUIRE(variant >= 1 && variant <= 3 && x != nullptr && gamma != nullptr &&
              beta != nullptr && y != nullptr && rows >= 1 && hidden >= 1);
   const __half *xh = static_cast<const __half *>(x);
   const __half *gh = static_cast<const __half *>(gamma);
   const __half *bh = static_cast<const __half *>(beta);
   __half *yh = static_cast<__half *>(y);
   cudaStream_t s = rl_stream(stream);
-  if (variant == 1 || !launch_v2(xh, gh, bh, yh, rows, hidden, eps, s))
+  const bool done = variant == 2   ? launch_v2<false>(xh, gh, bh, yh, rows, hidden, eps, s)
+                    : variant == 3 ? launch_v2<true>(xh, gh, bh, yh, rows, hidden, eps, s)
+                                   : false;
+  if (!done)
     ln_v1<<<rows, kV1Threads, 0, s>>>(xh, gh, bh, yh, hidden, 1.0f / hidden, eps);
   return rl_launch_status();
 }
 
-extern "C" int rl_layernorm_variant_count(void) { return 2; }
+extern "C" int rl_layernorm_variant_count(void) { return 3; }
 
 extern "C" const char *rl_layernorm_variant_name(int variant) {
   switch (variant) {
     case 1: return "v1 block per row, three passes over global memory";
     case 2: return "v2 row read once into registers, 16-byte accesses, warp or block per row";
+    case 3: return "v3 v2 with gamma/beta loaded with the row, before the statistics";
     default: return nullptr;
   }
 }
