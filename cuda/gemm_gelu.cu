@@ -63,6 +63,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v9 pipelined 128x256x32, 5 stages + bias+GELU epilogue",
     "v10 best: pipelined loop, tile chosen per shape + bias+GELU epilogue",
     "v11 cluster split-K (DSMEM reduce, then one bias+GELU on the full sums)",
+    "v12 best: v11 with a 128x128 tile split 2 ways as a further candidate + bias+GELU epilogue",
 };
 
 template <int KIND>

@@ -16,8 +16,8 @@
 //       per lane in flight from the first instruction to the end of the warp's range, no drain
 //       between register batches, x one group ahead in registers). Elsewhere: S = 1.
 //   v7: v3 for one row, v4 for 2..16 (the best of those two on the H200).
-//   v8: slabs: one 512-thread block per 32- or 64-column slab streams all of K (or half of it,
-//       in a cluster of 2 reduced over DSMEM) with double-buffered register loads, so there is
+//   v8: slabs: one 512-thread block per 64-column slab streams all of K (or half of it, in a
+//       cluster of 2 reduced over DSMEM) with double-buffered register loads, so there is
 //       no split-K tail through global memory (measured at ~3 us of v3's 4096^2 time). One row:
 //       FMA with x staged in shared memory after W's first loads are issued; 2..16 rows: v4's
 //       tensor-core groups. Shapes whose slabs would not fill the GPU take v7's kernels.
@@ -546,20 +546,30 @@ constexpr int kSlabU = 4;                   // W loads per lane per buffer (two 
 constexpr int kSlabXSmemMax = 64 * 1024;    // x staged in smem: K <= 32768 (one row)
 
 // One row of x. Lane (c, r) = (tid % LPR, tid / LPR) owns columns n0 + 8c .. +8 and rows
-// r, r + RPP, r + 2 RPP, ... (RPP = 512 / LPR rows per pass; a warp load covers 32 / LPR rows
-// x 16 LPR contiguous bytes). Loads for the next kSlabU rows are issued before the current
-// ones are multiplied, so 2 kSlabU x 16 B per lane stay in flight.
-template <int LPR>
+// kb + r, kb + r + RPP, ... of the block's K range (RPP = 512 / LPR rows per pass; a warp load
+// covers 32 / LPR rows x 16 LPR contiguous bytes). Loads for the next kSlabU rows are issued
+// before the current ones are multiplied, so 2 kSlabU x 16 B per lane stay in flight.
+// CLUSTER: the two CTAs of a (1, 2) cluster take the two halves of K and each writes half of
+// the slab from both partial sums (DSMEM).
+__host__ __device__ constexpr int slab1_split_begin(int K, int S, int rank) {
+  return rank == S ? K : (int)((long long)K * rank / S) & ~7;  // multiples of 8: aligned x
+}
+inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
+
+template <int LPR, bool CLUSTER>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K) {
   constexpr int COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
   extern __shared__ __align__(16) unsigned char slab_smem[];
   __half *xs = reinterpret_cast<__half *>(slab_smem);
   __shared__ float red[kSlabWarps][COLS];
+  __shared__ float part[COLS];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int c = tid % LPR, r = tid / LPR;
   const int n = blockIdx.x * COLS + c * 8;
   const bool col_ok = n < N;  // N % 8 == 0
+  const int S = gridDim.y, rank = blockIdx.y;
+  const int kb = slab1_split_begin(K, S, rank), ke = slab1_split_begin(K, S, rank + 1);
   float acc[8];
 #pragma unroll
   for (int i = 0; i < 8; ++i) acc[i] = 0.f;
@@ -568,14 +578,14 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int k = k0 + u * RPP;
-      w[u] = k < K && col_ok ? ldg_stream(W + (size_t)k * N + n) : make_uint4(0, 0, 0, 0);
+      w[u] = k < ke && col_ok ? ldg_stream(W + (size_t)k * N + n) : make_uint4(0, 0, 0, 0);
     }
   };
   auto fma = [&](const uint4(&w)[U], int k0) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int k = k0 + u * RPP;
-      const float xv = k < K ? __half2float(xs[k]) : 0.f;
+      const float xv = k < ke ? __half2float(xs[k - kb]) : 0.f;
       const __half2 *h = reinterpret_cast<const __half2 *>(&w[u]);
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
@@ -585,16 +595,16 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
       }
     }
   };
-  int k0 = r;
+  int k0 = kb + r;
   load(wa, k0);  // W first: its latency then covers x's
   if (K % 8 == 0 && ((uintptr_t)x & 15) == 0) {
-    for (int i = tid; i < K / 8; i += kSlabThreads)
-      reinterpret_cast<uint4 *>(xs)[i] = __ldg(reinterpret_cast<const uint4 *>(x) + i);
+    for (int i = tid; i < (ke - kb) / 8; i += kSlabThreads)
+      reinterpret_cast<uint4 *>(xs)[i] = __ldg(reinterpret_cast<const uint4 *>(x + kb) + i);
   } else {
-    for (int i = tid; i < K; i += kSlabThreads) xs[i] = x[i];
+    for (int i = tid; i < ke - kb; i += kSlabThreads) xs[i] = x[kb + i];
   }
   __syncthreads();
-  for (; k0 < K; k0 += 2 * U * RPP) {
+  for (; k0 < ke; k0 += 2 * U * RPP) {
     load(wb, k0 + U * RPP);
     fma(wa, k0);
     load(wa, k0 + 2 * U * RPP);
@@ -610,11 +620,30 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   }
   __syncthreads();
   for (int e = tid; e < COLS; e += kSlabThreads) {
-    const int col = blockIdx.x * COLS + e;
     float v = 0.f;
 #pragma unroll
     for (int w = 0; w < kSlabWarps; ++w) v += red[w][e];
-    if (col < N) y[col] = __float2half_rn(v);
+    part[e] = v;
+  }
+  if constexpr (!CLUSTER) {
+    __syncthreads();
+    for (int e = tid; e < COLS; e += kSlabThreads) {
+      const int col = blockIdx.x * COLS + e;
+      if (col < N) y[col] = __float2half_rn(part[e]);
+    }
+  } else {
+#if __CUDA_ARCH__ >= 900
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // both partial slabs complete and visible
+    const float *p0 = cluster.map_shared_rank(part, 0), *p1 = cluster.map_shared_rank(part, 1);
+    for (int e = rank * COLS / 2 + tid; e < (rank + 1) * COLS / 2; e += kSlabThreads) {
+      const int col = blockIdx.x * COLS + e;
+      if (col < N) y[col] = __float2half_rn(p0[e] + p1[e]);
+    }
+    cluster.sync();  // the peer may still be reading this block's part[]
+#else
+    __trap();  // never launched: the host only uses clusters on sm_90
+#endif
   }
 }
 
@@ -878,8 +907,8 @@ bool slab_attr(int bytes) {
   return ok;
 }
 bool slab_setup() {
-  static const bool ok = slab_attr<&gemv_slab1<4>>(kSlabXSmemMax) &
-                         slab_attr<&gemv_slab1<8>>(kSlabXSmemMax) &
+  static const bool ok = slab_attr<&gemv_slab1<8, false>>(kSlabXSmemMax) &
+                         slab_attr<&gemv_slab1<8, true>>(kSlabXSmemMax) &
                          slab_attr<&gemv_slab_mma<8, false>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_mma<16, false>>(kSlabMmaSmem<16>) &
                          slab_attr<&gemv_slab_mma<8, true>>(kSlabMmaSmem<8>) &
@@ -887,50 +916,67 @@ bool slab_setup() {
   return ok;
 }
 
-// Whether all `tiles` (1, 2) clusters of gemv_slab_mma<MB, true> are resident at once (cached).
-template <int MB>
-bool slab_clusters_fit(int tiles) {
-  static const int clusters = [] {
+// Launch configuration of a slab kernel: 512 threads, `smem` dynamic bytes; the (1, 2) cluster
+// attribute comes from cluster_1x2() where the caller wants one.
+cudaLaunchConfig_t slab_cluster_config(dim3 grid, int smem, cudaStream_t s) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(kSlabThreads, 1, 1);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  return cfg;
+}
+cudaLaunchAttribute cluster_1x2() {
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = 1;
+  attr.val.clusterDim.y = 2;
+  attr.val.clusterDim.z = 1;
+  return attr;
+}
+
+// (1, 2) clusters of a slab kernel resident at once on the device (queried once per kernel).
+template <auto *KERNEL>
+int slab_max_clusters(int smem) {
+  static const int clusters = [smem] {
     int v = 0;
     if (!cluster_capable() || !slab_setup()) return 0;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(1, 2, 1);
-    cfg.blockDim = dim3(kSlabThreads, 1, 1);
-    cfg.dynamicSmemBytes = kSlabMmaSmem<MB>;
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 1;
-    attr.val.clusterDim.y = 2;
-    attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = slab_cluster_config(dim3(1, 2, 1), smem, 0);
+    cudaLaunchAttribute attr = cluster_1x2();
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
-    if (cudaOccupancyMaxActiveClusters(&v, gemv_slab_mma<MB, true>, &cfg) != cudaSuccess) {
+    if (cudaOccupancyMaxActiveClusters(&v, KERNEL, &cfg) != cudaSuccess) {
       (void)cudaGetLastError();
       v = 0;
     }
     return v;
   }();
-  return clusters >= tiles;
+  return clusters;
 }
 
 // What v8 runs for a launch of `rows` rows. A slab grid is used when it is between half and
 // one resident wave (one 512-thread block per SM); anything else takes v7's kernels.
-enum SlabPlan { kSlabNone = 0, kSlab1x32, kSlab1x64, kSlabMma, kSlabMmaCluster };
+enum SlabPlan { kSlabNone = 0, kSlab1x64, kSlab1x64Cluster, kSlabMma, kSlabMmaCluster };
 
 SlabPlan slab_plan(int rows, int N, int K) {
   if (!slab_setup()) return kSlabNone;
   const int sms = rl_sm_count();
   const auto fits = [&](long long blocks) { return 2 * blocks >= sms && blocks <= sms; };
   if (rows == 1) {
-    if ((long long)K * 2 > kSlabXSmemMax) return kSlabNone;
-    if (fits(rl_ceil_div(N, 64))) return kSlab1x64;
-    if (fits(rl_ceil_div(N, 32))) return kSlab1x32;
+    if (K > kSlabXSmemMax / 2 - 8) return kSlabNone;  // x must fit in the staging smem
+    const long long slabs64 = rl_ceil_div(N, 64);
+    if (fits(slabs64)) return kSlab1x64;
+    if (fits(2 * slabs64) &&
+        slab_max_clusters<&gemv_slab1<8, true>>(kSlabXSmemMax) >= slabs64)
+      return kSlab1x64Cluster;
     return kSlabNone;
   }
   const int tiles = tiles_for(N);
   if (fits(tiles)) return kSlabMma;
-  if (fits(2LL * tiles) && (bucket(rows) <= 8 ? slab_clusters_fit<8>(tiles)
-                                                : slab_clusters_fit<16>(tiles)))
+  const int clusters =
+      bucket(rows) <= 8 ? slab_max_clusters<&gemv_slab_mma<8, true>>(kSlabMmaSmem<8>)
+                        : slab_max_clusters<&gemv_slab_mma<16, true>>(kSlabMmaSmem<16>);
+  if (fits(2LL * tiles) && clusters >= tiles)
     return kSlabMmaCluster;
   return kSlabNone;
 }
@@ -942,16 +988,9 @@ template <int MB, bool CLUSTER>
 cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K,
                             cudaStream_t s) {
   const bool xvec = K % 4 == 0 && (uintptr_t)x % 8 == 0;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(tiles_for(N), CLUSTER ? 2 : 1, 1);
-  cfg.blockDim = dim3(kSlabThreads, 1, 1);
-  cfg.dynamicSmemBytes = kSlabMmaSmem<MB>;
-  cfg.stream = s;
-  cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = 1;
-  attr.val.clusterDim.y = 2;
-  attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg =
+      slab_cluster_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1), kSlabMmaSmem<MB>, s);
+  cudaLaunchAttribute attr = cluster_1x2();
   cfg.attrs = &attr;
   cfg.numAttrs = CLUSTER ? 1 : 0;
   return cudaLaunchKernelEx(&cfg, gemv_slab_mma<MB, CLUSTER>, x, W, y, M, N, K, xvec);
@@ -963,11 +1002,17 @@ cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half 
   const bool small = bucket(rows) <= 8;
   switch (plan) {
     case kSlab1x64:
-      gemv_slab1<8><<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, K * 2, s>>>(x, W, y, N, K);
+      gemv_slab1<8, false>
+          <<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(x, W, y, N, K);
       return cudaSuccess;
-    case kSlab1x32:
-      gemv_slab1<4><<<(unsigned)rl_ceil_div(N, 32), kSlabThreads, K * 2, s>>>(x, W, y, N, K);
-      return cudaSuccess;
+    case kSlab1x64Cluster: {
+      cudaLaunchConfig_t cfg = slab_cluster_config(dim3((unsigned)rl_ceil_div(N, 64), 2, 1),
+                                                   slab1_smem(K, 2), s);
+      cudaLaunchAttribute attr = cluster_1x2();
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+      return cudaLaunchKernelEx(&cfg, gemv_slab1<8, true>, x, W, y, N, K);
+    }
     case kSlabMma:
       return small ? launch_slab_mma<8, false>(x, W, y, rows, N, K, s)
                    : launch_slab_mma<16, false>(x, W, y, rows, N, K, s);
@@ -1188,7 +1233,7 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 5: return "v5 v4 with the split-K reduction in a cluster over DSMEM (sm_90)";
     case 6: return "v6 v5 with W streamed through a 6-stage per-lane cp.async ring in smem";
     case 7: return "v7 v3 for a single row, v4 for 2..16 rows (per 16-row chunk)";
-    case 8: return "v8 slabs: a 512-thread block streams all of K for 32-64 columns, no split-K tail";
+    case 8: return "v8 slabs: a 512-thread block streams K for 64 columns (cluster of 2 at most), no split-K tail";
     default: return nullptr;
   }
 }

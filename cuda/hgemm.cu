@@ -22,6 +22,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v9 pipelined BK32: 128x256x32, 8 warps of 64x64, 5 stages, double-buffered fragments",
     "v10 best: pipelined loop, tile per shape (128x256, 128x128, 64x128, 64x32, 32x32)",
     "v11 cluster split-K: v10, or 2-4 CTAs of a cluster split K of a 128x256/64x128 tile, DSMEM reduce",
+    "v12 best: v11 with a 128x128 tile split 2 ways as a further candidate (mid M)",
 };
 
 }  // namespace

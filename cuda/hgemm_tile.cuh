@@ -810,7 +810,7 @@ using CfgW = TileCfg<64, 128, 64, 32, 64, 4, true, 8, 2>;
 using CfgT64 = TileCfg<64, 32, 128, 32, 16, 4, true, 8, 2>;
 using CfgT32 = TileCfg<32, 32, 128, 16, 16, 6, true, 8, 2>;
 
-constexpr int kVariantCount = 11;
+constexpr int kVariantCount = 12;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -984,11 +984,12 @@ double v10_cost_k(int M, int N, int K, int eff_pct) {
   return static_cast<double>(v10_cost<Cfg>(M, N, eff_pct)) * K;
 }
 
-enum class V11Split { kNone, kV7x2, kV7x4, kWx2, kWx4 };
+enum class V11Split { kNone, kV7x2, kV7x4, kWx2, kWx4, kV8x2 };
 
-// The cheapest split config if it beats v10's choice (ties keep v10), else kNone.
+// The cheapest split config if it beats v10's choice (ties keep v10), else kNone. with_v8
+// (v12): 128x128 tiles split 2 ways are candidates too.
 template <class Epi>
-V11Split v11_choose(int M, int N, int K) {
+V11Split v11_choose(int M, int N, int K, bool with_v8) {
   if (K < kSplitMinK || !device_is_sm90()) return V11Split::kNone;
   double base = 0;
   switch (v10_choose(M, N)) {
@@ -1010,20 +1011,23 @@ V11Split v11_choose(int M, int N, int K) {
   consider(V11Split::kV7x4, split_cost<CfgV7, 4, Epi>(M, N, K, 100));
   consider(V11Split::kWx2, split_cost<CfgW, 2, Epi>(M, N, K, 65));
   consider(V11Split::kWx4, split_cost<CfgW, 4, Epi>(M, N, K, 65));
+  if (with_v8) consider(V11Split::kV8x2, split_cost<CfgV8, 2, Epi>(M, N, K, 80));
   return best;
 }
 
-// v11 ("best"): v10, except that on compute capability 9.0 with the 16-byte path a cluster
-// split-K config runs where v11_choose finds one cheaper.
+// v11: v10, except that on compute capability 9.0 with the 16-byte path a cluster split-K
+// config runs where v11_choose finds one cheaper. v12 ("best"): v11 with the 128x128 split-2
+// candidate (M ~ 256 at N = K = 4096: 64 tiles become 128 CTAs of 8 warps' worth of work).
 template <class Epi>
 int launch_v11(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
-               cudaStream_t stream) {
+               cudaStream_t stream, bool with_v8) {
   if (!vec16_ok(A, B, C, N, K, epi)) return launch_v10(A, B, C, M, N, K, epi, stream);
-  switch (v11_choose<Epi>(M, N, K)) {
+  switch (v11_choose<Epi>(M, N, K, with_v8)) {
     case V11Split::kV7x2: return launch_cluster_splitk<CfgV7, 2>(A, B, C, M, N, K, epi, stream);
     case V11Split::kV7x4: return launch_cluster_splitk<CfgV7, 4>(A, B, C, M, N, K, epi, stream);
     case V11Split::kWx2: return launch_cluster_splitk<CfgW, 2>(A, B, C, M, N, K, epi, stream);
     case V11Split::kWx4: return launch_cluster_splitk<CfgW, 4>(A, B, C, M, N, K, epi, stream);
+    case V11Split::kV8x2: return launch_cluster_splitk<CfgV8, 2>(A, B, C, M, N, K, epi, stream);
     default: return launch_v10(A, B, C, M, N, K, epi, stream);
   }
 }
@@ -1055,7 +1059,8 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
     case 8: return launch_pipelined<CfgV8, CfgM>(a, b, c, M, N, K, epi, s);
     case 9: return launch_pipelined<CfgV9, CfgL>(a, b, c, M, N, K, epi, s);
     case 10: return launch_v10(a, b, c, M, N, K, epi, s);
-    default: return launch_v11(a, b, c, M, N, K, epi, s);
+    case 11: return launch_v11(a, b, c, M, N, K, epi, s, false);
+    default: return launch_v11(a, b, c, M, N, K, epi, s, true);
   }
 }
 

@@ -35,8 +35,8 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         (8, 4104, 1000),
         (17, 520, 777),
         (40, 256, 4096),
-        // v8's slab paths with partial slabs and odd K: 64-column (one row), 32-column (one
-        // row), tensor-core slab without a cluster (12 rows).
+        // v8's slab paths with partial slabs and odd K: one row without and with the cluster
+        // of 2, tensor-core slab without a cluster (12 rows).
         (1, 8200, 1031),
         (1, 4104, 4095),
         (12, 8200, 999),
