@@ -12,6 +12,10 @@
 //       thread owns at most 4 vectors (hidden <= 4096): their L2 latency then overlaps the
 //       row's HBM latency instead of following the two reductions. Above that, v2 (the extra
 //       registers would spill).
+//   v4: two rows per 128-thread block (hidden 1032..4096, 16-byte path): both rows' loads are in
+//       flight together, the statistics are one pass of shifted sums (x - x[row][0], and its
+//       square: one block exchange instead of two), and each gamma/beta vector serves both rows.
+//       Everything else takes v2.
 #include "common.cuh"
 
 namespace {
@@ -245,11 +249,105 @@ bool launch_v2(const __half *x, const __half *g, const __half *b, __half *y, int
   return true;
 }
 
+
+// ---------------------------------------------------------------- v4
+// Thread tr owns vectors c = tr + 128 j (j < VPT) of rows 2 blockIdx.x and 2 blockIdx.x + 1.
+// Statistics from sums of d = x - x[row][0] and d^2: the shift keeps the sums small where the
+// mean is large against the spread, so E[d^2] - E[d]^2 does not cancel in fp32.
+template <int VPT>
+__global__ void __launch_bounds__(128)
+    ln_two_rows(const __half *x, const __half *gamma, const __half *beta, __half *y, int rows,
+                int hidden, float inv_hidden, float eps) {
+  __shared__ float red[4][4];
+  const int tr = threadIdx.x, lane = tr & 31, warp = tr >> 5;
+  const long long r0 = 2LL * blockIdx.x;
+  const bool has1 = r0 + 1 < rows;
+  const __half *x0 = x + (size_t)r0 * hidden, *x1 = x0 + hidden;
+  Pack<8> a[VPT], b[VPT];
+#pragma unroll
+  for (int j = 0; j < VPT; ++j) {
+    const int c = tr + j * 128;
+    if (c * 8 < hidden) {
+      a[j].load(x0 + c * 8);
+      if (has1) b[j].load(x1 + c * 8); else b[j].zero();
+    }
+  }
+  const float sh0 = __half2float(x0[0]), sh1 = has1 ? __half2float(x1[0]) : 0.0f;
+  float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // sum d0, sum d0^2, sum d1, sum d1^2
+#pragma unroll
+  for (int j = 0; j < VPT; ++j) {
+    if ((tr + j * 128) * 8 < hidden) {
+      float fa[8], fb[8];
+      a[j].to_float(fa);
+      b[j].to_float(fb);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        const float d0 = fa[e] - sh0, d1 = fb[e] - sh1;
+        v[0] += d0;
+        v[1] = fmaf(d0, d0, v[1]);
+        v[2] += d1;
+        v[3] = fmaf(d1, d1, v[3]);
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = warp_sum(v[i]);
+  if (lane == 0)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) red[warp][i] = v[i];
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = red[0][i] + red[1][i] + red[2][i] + red[3][i];
+  const float m0 = v[0] * inv_hidden, m1 = v[2] * inv_hidden;
+  const float rstd0 = rsqrtf(fmaxf(v[1] * inv_hidden - m0 * m0, 0.0f) + eps);
+  const float rstd1 = rsqrtf(fmaxf(v[3] * inv_hidden - m1 * m1, 0.0f) + eps);
+  const float mean0 = sh0 + m0, mean1 = sh1 + m1;
+#pragma unroll
+  for (int j = 0; j < VPT; ++j) {
+    const int c = tr + j * 128;
+    if (c * 8 < hidden) {
+      Pack<8> g, bb;
+      g.load_ro(gamma + c * 8);
+      bb.load_ro(beta + c * 8);
+      float gf[8], bf[8], f[8];
+      g.to_float(gf);
+      bb.to_float(bf);
+      a[j].to_float(f);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) f[e] = (f[e] - mean0) * rstd0 * gf[e] + bf[e];
+      a[j].store(y + (size_t)r0 * hidden + c * 8, f);
+      if (has1) {
+        b[j].to_float(f);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) f[e] = (f[e] - mean1) * rstd1 * gf[e] + bf[e];
+        b[j].store(y + (size_t)(r0 + 1) * hidden + c * 8, f);
+      }
+    }
+  }
+}
+
+// v4 where it applies (16-byte path, 128 < hidden / 8 <= 512); false: use v2.
+bool launch_v4(const __half *x, const __half *g, const __half *b, __half *y, int rows, int hidden,
+               float eps, cudaStream_t s) {
+  const bool vec = hidden % 8 == 0 && (uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0 &&
+                   (uintptr_t)g % 16 == 0 && (uintptr_t)b % 16 == 0;
+  const int nv = hidden / 8;
+  if (!vec || nv <= 128 || nv > 512) return false;
+  const int grid = (int)rl_ceil_div(rows, 2);
+  const float inv = 1.0f / hidden;
+  if (nv <= 256)
+    ln_two_rows<2><<<grid, 128, 0, s>>>(x, g, b, y, rows, hidden, inv, eps);
+  else if (nv <= 384)
+    ln_two_rows<3><<<grid, 128, 0, s>>>(x, g, b, y, rows, hidden, inv, eps);
+  else
+    ln_two_rows<4><<<grid, 128, 0, s>>>(x, g, b, y, rows, hidden, inv, eps);
+  return true;
+}
 }  // namespace
 
 extern "C" int rl_layernorm(int variant, const void *x, const void *gamma, const void *beta,
                             void *y, int rows, int hidden, float eps, void *stream) {
-  RL_REQUIRE(variant >= 1 && variant <= 3 && x != nullptr && gamma != nullptr &&
+  RL_REQUIRE(variant >= 1 && variant <= 4 && x != nullptr && gamma != nullptr &&
              beta != nullptr && y != nullptr && rows >= 1 && hidden >= 1);
   const __half *xh = static_cast<const __half *>(x);
   const __half *gh = static_cast<const __half *>(gamma);
@@ -258,19 +356,22 @@ extern "C" int rl_layernorm(int variant, const void *x, const void *gamma, const
   cudaStream_t s = rl_stream(stream);
   const bool done = variant == 2   ? launch_v2<false>(xh, gh, bh, yh, rows, hidden, eps, s)
                     : variant == 3 ? launch_v2<true>(xh, gh, bh, yh, rows, hidden, eps, s)
+                    : variant == 4 ? launch_v4(xh, gh, bh, yh, rows, hidden, eps, s) ||
+                                         launch_v2<false>(xh, gh, bh, yh, rows, hidden, eps, s)
                                    : false;
   if (!done)
     ln_v1<<<rows, kV1Threads, 0, s>>>(xh, gh, bh, yh, hidden, 1.0f / hidden, eps);
   return rl_launch_status();
 }
 
-extern "C" int rl_layernorm_variant_count(void) { return 3; }
+extern "C" int rl_layernorm_variant_count(void) { return 4; }
 
 extern "C" const char *rl_layernorm_variant_name(int variant) {
   switch (variant) {
     case 1: return "v1 block per row, three passes over global memory";
     case 2: return "v2 row read once into registers, 16-byte accesses, warp or block per row";
     case 3: return "v3 v2 with gamma/beta loaded with the row, before the statistics";
+    case 4: return "v4 two rows per block, one-pass shifted statistics (hidden 1032..4096), else v2";
     default: return nullptr;
   }
 }

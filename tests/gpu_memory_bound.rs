@@ -109,6 +109,11 @@ fn layernorm_every_variant_at_odd_hidden_sizes() {
         (3, 12288),
         (2, 16384),
         (1, 16385),
+        // v4's two-row blocks: odd row counts (the last block has one row) and hidden sizes
+        // in each of its three buckets.
+        (5, 1040),
+        (3, 2056),
+        (7, 4096),
     ];
     let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
     for (v, _) in layernorm::variants() {
