@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # After a kernel change, on the GPU machine: every GPU test, `roofline check` with random
-# shapes, the decode sweep and the LayerNorm target benches (cold; one launch and graph).
+# shapes, the decode sweep, the LayerNorm target benches (cold; one launch and graph) and the
+# HGEMM variants at M=256.
 # Logs to $OUT (at most 8 files); a short summary last on stdout.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,9 +16,10 @@ echo "check exit=$?"
 $B/roofline sweep decode --out "$OUT/decode.json" > "$OUT/decode.log" 2>&1 || echo "sweep decode failed"
 {
   $B/roofline bench layernorm --rows 4096 --hidden 4096 --graph --variant all $q
-  $B/roofline bench layernorm --rows 32768 --hidden 4096 --variant 2,3 $q
-} > "$OUT/layernorm.log" 2>&1
+  $B/roofline bench layernorm --rows 32768 --hidden 4096 --variant 2,3,4 $q
+  $B/roofline bench gemm --m 256 --n 4096 --k 4096 --variant 11,12 $q
+} > "$OUT/benches.log" 2>&1
 echo "== summary"
 grep -E "test result|FAILED|panicked" "$OUT/gpu-tests.log" | sort | uniq -c | head -20
 tail -3 "$OUT/check.log"
-grep -E "layernorm" "$OUT/layernorm.log" | cut -c1-150
+grep -E "^  (layernorm|hgemm|gemm)" "$OUT/benches.log" | cut -c1-150

@@ -13,9 +13,9 @@ pub const EPS: f32 = 1e-5;
 /// Rows checked against float64 at most (evenly spread beyond that).
 pub const MAX_CHECKED_ROWS: usize = 512;
 
-/// The variant "best" means: v2 (row held in registers). v3 (gamma/beta loaded with the row)
-/// measured no faster in the product on the H200 (docs/perf-log.md).
-pub const BEST: u32 = 2;
+/// The variant "best" means: v4 (two rows per block, one-pass shifted statistics): faster than
+/// v2 at 4096x4096 and equal at 32768x4096 on the H200 (docs/perf-log.md).
+pub const BEST: u32 = 4;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
