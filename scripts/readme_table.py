@@ -5,8 +5,9 @@
 
 Every figure comes from the records; nothing is typed in by hand.
 """
-import json
 import sys
+
+from roofline_results import ceiling, finder, load
 
 
 def fmt_time(ms):
@@ -20,16 +21,10 @@ def rate(r):
 
 
 def main(path):
-    d = json.load(open(path))
+    d = load(path)
     recs = d["records"]
-    copy_gbs = next(c["value"] for c in d["run"]["ceilings"] if c["name"] == "hbm_copy")
-
-    def find(exp, kernel, impl, cache="cold", timing="launch", **shape):
-        for r in recs:
-            if (r["experiment"], r["kernel"], r["impl"], r["cache"], r["timing"]) == (
-                exp, kernel, impl, cache, timing) and all(r["shape"].get(k) == v for k, v in shape.items()):
-                return r
-        return None
+    copy_gbs = ceiling(d, "hbm_copy")
+    find = finder(recs)
 
     rows = []
 

@@ -1,0 +1,25 @@
+"""Shared helpers for the scripts that read a `roofline report` results.json."""
+import json
+
+
+def load(path):
+    """The parsed results file."""
+    with open(path) as f:
+        return json.load(f)
+
+
+def ceiling(d, name):
+    """A measured ceiling's value by name (e.g. "hbm_copy", in its unit)."""
+    return next(c["value"] for c in d["run"]["ceilings"] if c["name"] == name)
+
+
+def finder(recs):
+    """find(experiment, kernel, impl, cache="cold", timing="launch", **shape) -> record or None."""
+    def find(exp, kernel, impl, cache="cold", timing="launch", **shape):
+        for r in recs:
+            if (r["experiment"], r["kernel"], r["impl"], r["cache"], r["timing"]) == (
+                    exp, kernel, impl, cache, timing) and all(
+                        r["shape"].get(k) == v for k, v in shape.items()):
+                return r
+        return None
+    return find
