@@ -539,15 +539,15 @@ __global__ void __launch_bounds__(kThreads, kMmaBlocksPerSm)
   finish_tile<MB, MODE>(part, y, ws, M, N, S);
 }
 
-
 // ---------------------------------------------------------------- v8: slabs
 constexpr int kSlabThreads = 512, kSlabWarps = kSlabThreads / 32;
 constexpr int kSlabU = 4;                   // W loads per lane per buffer (two buffers)
-constexpr int kSlabXSmemMax = 64 * 1024;    // x staged in smem: K <= 32768 (one row)
+constexpr int kSlabXSmemMax = 64 * 1024;    // x staged in smem: K <= 32760 (one row)
+constexpr int kSlabLanesPerRow = 8;         // one-row slabs: 8 lanes x 16 B = 64 columns
 
-// One row of x. Lane (c, r) = (tid % LPR, tid / LPR) owns columns n0 + 8c .. +8 and rows
-// kb + r, kb + r + RPP, ... of the block's K range (RPP = 512 / LPR rows per pass; a warp load
-// covers 32 / LPR rows x 16 LPR contiguous bytes). Loads for the next kSlabU rows are issued
+// One row of x. With LPR = kSlabLanesPerRow, lane (c, r) = (tid % LPR, tid / LPR) owns columns
+// n0 + 8c .. +8 and rows kb + r, kb + r + RPP, ... of the block's K range (RPP = 512 / LPR rows
+// per pass; a warp load covers 32 / LPR rows x 16 LPR contiguous bytes). Loads for the next kSlabU rows are issued
 // before the current ones are multiplied, so 2 kSlabU x 16 B per lane stay in flight.
 // CLUSTER: the two CTAs of a (1, 2) cluster take the two halves of K and each writes half of
 // the slab from both partial sums (DSMEM).
@@ -556,10 +556,10 @@ __host__ __device__ constexpr int slab1_split_begin(int K, int S, int rank) {
 }
 inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
 
-template <int LPR, bool CLUSTER>
+template <bool CLUSTER>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K) {
-  constexpr int COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
+  constexpr int LPR = kSlabLanesPerRow, COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
   extern __shared__ __align__(16) unsigned char slab_smem[];
   __half *xs = reinterpret_cast<__half *>(slab_smem);
   __shared__ float red[kSlabWarps][COLS];
@@ -895,7 +895,6 @@ int ring_splits(int N, int K) {
   return 1;
 }
 
-
 // ---- v8 host side. Slab kernels need > 48 KiB of dynamic smem (x for one row; the warp
 // reduction for 16 rows): attributes set once, in rl_gemv_workspace_bytes or the first launch.
 template <auto *KERNEL>
@@ -907,8 +906,8 @@ bool slab_attr(int bytes) {
   return ok;
 }
 bool slab_setup() {
-  static const bool ok = slab_attr<&gemv_slab1<8, false>>(kSlabXSmemMax) &
-                         slab_attr<&gemv_slab1<8, true>>(kSlabXSmemMax) &
+  static const bool ok = slab_attr<&gemv_slab1<false>>(kSlabXSmemMax) &
+                         slab_attr<&gemv_slab1<true>>(kSlabXSmemMax) &
                          slab_attr<&gemv_slab_mma<8, false>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_mma<16, false>>(kSlabMmaSmem<16>) &
                          slab_attr<&gemv_slab_mma<8, true>>(kSlabMmaSmem<8>) &
@@ -967,7 +966,7 @@ SlabPlan slab_plan(int rows, int N, int K) {
     const long long slabs64 = rl_ceil_div(N, 64);
     if (fits(slabs64)) return kSlab1x64;
     if (fits(2 * slabs64) &&
-        slab_max_clusters<&gemv_slab1<8, true>>(kSlabXSmemMax) >= slabs64)
+        slab_max_clusters<&gemv_slab1<true>>(kSlabXSmemMax) >= slabs64)
       return kSlab1x64Cluster;
     return kSlabNone;
   }
@@ -1002,7 +1001,7 @@ cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half 
   const bool small = bucket(rows) <= 8;
   switch (plan) {
     case kSlab1x64:
-      gemv_slab1<8, false>
+      gemv_slab1<false>
           <<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(x, W, y, N, K);
       return cudaSuccess;
     case kSlab1x64Cluster: {
@@ -1011,7 +1010,7 @@ cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half 
       cudaLaunchAttribute attr = cluster_1x2();
       cfg.attrs = &attr;
       cfg.numAttrs = 1;
-      return cudaLaunchKernelEx(&cfg, gemv_slab1<8, true>, x, W, y, N, K);
+      return cudaLaunchKernelEx(&cfg, gemv_slab1<true>, x, W, y, N, K);
     }
     case kSlabMma:
       return small ? launch_slab_mma<8, false>(x, W, y, rows, N, K, s)
