@@ -13,7 +13,7 @@ pub const EPS: f32 = 1e-5;
 /// Rows checked against float64 at most (evenly spread beyond that).
 pub const MAX_CHECKED_ROWS: usize = 512;
 
-/// The variant "best" means: v4 (two rows per block, parallel-Welford statistics): faster than
+/// The variant "best" means: v4 (two rows per block, one-pass shifted statistics): faster than
 /// v2 at 4096x4096 and equal at 32768x4096 on the H200 (docs/perf-log.md).
 pub const BEST: u32 = 4;
 
