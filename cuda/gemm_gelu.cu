@@ -1,6 +1,7 @@
 // GEMM + bias + GELU. The fused kernels are the hgemm tile machinery (hgemm_tile.cuh) with a
-// bias+GELU epilogue; rl_bias_gelu is the same epilogue math as a standalone memory-bound
-// kernel. Both compute gelu(x + bias) in fp32 through rl_gelu and round to fp16 once.
+// bias+GELU epilogue; rl_bias_gelu is the same epilogue as a standalone memory-bound kernel.
+// Both compute gelu(x + bias) in fp32 and round to fp16 once; the fused epilogue's tanh form
+// uses the hardware tanh (rl_gelu_fused), the standalone kernel the exact form (rl_gelu).
 #include "gelu.cuh"
 #include "hgemm_tile.cuh"
 
@@ -31,10 +32,17 @@ __device__ __forceinline__ void bias_gelu8(float (&v)[8], const float (&b)[8]) {
   for (int i = 0; i < 8; ++i) v[i] = rl_gelu(v[i] + b[i], KIND);
 }
 
-// Fused epilogue: v[i] = gelu(v[i] + bias[col0 + i]).
+// Fused epilogue: v[i] = gelu(v[i] + bias[col0 + i]) with the epilogue's GELU form
+// (rl_gelu_fused). v7+ apply it in registers (apply1), the older kernels per chunk (apply).
 template <int KIND>
 struct EpiBiasGelu {
+  static constexpr bool kColOperand = true;
   const half *bias;
+
+  __host__ __device__ const half *col_operand() const { return bias; }
+  __device__ __forceinline__ float apply1(float v, float b) const {
+    return rl_gelu_fused(v + b, KIND);
+  }
 
   template <bool VEC>
   __device__ __forceinline__ void apply(float (&v)[8], int col0, int N) const {
@@ -45,7 +53,8 @@ struct EpiBiasGelu {
 #pragma unroll
       for (int i = 0; i < 8; ++i) b[i] = col0 + i < N ? __half2float(__ldg(bias + col0 + i)) : 0.0f;
     }
-    bias_gelu8<KIND>(v, b);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = apply1(v[i], b[i]);
   }
 
   bool vec_ok() const { return rlg::aligned_to(bias, 16); }

@@ -4,11 +4,7 @@
 
 namespace {
 
-struct EpiIdentity {
-  template <bool VEC>
-  __device__ __forceinline__ void apply(float (&)[8], int, int) const {}
-  bool vec_ok() const { return true; }
-};
+using rlg::EpiIdentity;
 
 const char *const kNames[rlg::kVariantCount] = {
     "v1 wmma: one warp per 16x16 tile, fragments straight from global",

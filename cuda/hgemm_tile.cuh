@@ -10,6 +10,12 @@
 //     transforms the fp32 values of C[row, col0 .. col0+7] in place (col0 % 8 == 0). VEC: all
 //     8 columns are < N and the functor's own operands may be read 16 bytes at a time.
 //   bool vec_ok() const;  (host) whether the functor's operands allow VEC.
+//   static constexpr bool kColOperand;  whether it reads one fp16 operand per output column
+//     (the bias). If so, the kernels of v7+ copy the block's columns of it into shared memory
+//     with the first k-tile (its latency hides under the prologue's) and apply the functor to
+//     the accumulators in registers through
+//   const half *col_operand() const;  the operand (N values), and
+//   __device__ float apply1(float v, float operand) const;  one element.
 //
 // Two load paths per kernel (template VEC):
 //   VEC   (N % 8 == 0, K % 8 == 0, A/B/C 16-byte aligned): 16-byte chunks; a chunk is wholly
@@ -73,6 +79,22 @@ __device__ __forceinline__ void store_chunk(const Epi &epi, float (&v)[8], half 
     for (int i = 0; i < 8; ++i)
       if (col0 + i < N) dst[i] = __float2half_rn(v[i]);
   }
+}
+
+// The identity epilogue (the plain GEMM, and the store after a register epilogue).
+struct EpiIdentity {
+  static constexpr bool kColOperand = false;
+  template <bool VEC>
+  __device__ __forceinline__ void apply(float (&)[8], int, int) const {}
+  __host__ __device__ const half *col_operand() const { return nullptr; }
+  __device__ __forceinline__ float apply1(float v, float) const { return v; }
+  bool vec_ok() const { return true; }
+};
+
+// Shared memory after the pipeline's for a functor's column operand (BN halves).
+template <class Cfg, class Epi>
+constexpr int col_operand_bytes() {
+  return Epi::kColOperand ? Cfg::BN * 2 : 0;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -297,6 +319,49 @@ __device__ __forceinline__ void emit_chunk(const float *region, int r, int c, in
 }
 
 __device__ __forceinline__ int chunk_swap() { return (threadIdx.x >> 2) & 1; }
+
+// cp.async of the functor's column operand for block columns [col0, col0 + BN) into dst
+// (zeros past N; 16-byte path only, so N % 8 == 0 and a chunk is wholly in or out). The
+// caller commits it with its next group.
+template <class Cfg, class Epi>
+__device__ __forceinline__ void stage_col_operand(const Epi &epi, half *dst, int col0, int N) {
+  if constexpr (Epi::kColOperand) {
+    const half *src = epi.col_operand();
+    for (int c = threadIdx.x * 8; c < Cfg::BN; c += Cfg::kThreads * 8) {
+      const bool ok = col0 + c < N;
+      cp_async16(dst + c, ok ? src + col0 + c : src, ok);
+    }
+  }
+}
+
+// Register epilogue: acc = epi(acc, operand of its column) for this warp's tile, whose WN
+// columns of the operand start at ops. WMMA leaves which (row, col) a fragment element holds
+// unspecified, so the warp learns it: a 16x16 tile whose entries are their own column index,
+// loaded into an accumulator fragment, gives each element's column. `stage` is the warp's
+// free 16 x kLdc floats (the epilogue's staging area); it is free again on return.
+template <class Cfg, class Epi>
+__device__ __forceinline__ void apply_in_registers(const Epi &epi,
+                                                   FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN],
+                                                   const half *ops, float *stage) {
+  const int lane = threadIdx.x % 32;
+  for (int e = lane; e < 256; e += 32) stage[(e / 16) * Cfg::kLdc + e % 16] = float(e % 16);
+  __syncwarp();
+  FragC cols;
+  wmma::load_matrix_sync(cols, stage, Cfg::kLdc, wmma::mem_row_major);
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < Cfg::kFragsN; ++j) {
+    float op[FragC::num_elements];
+#pragma unroll
+    for (int e = 0; e < FragC::num_elements; ++e)
+      op[e] = __half2float(ops[j * 16 + static_cast<int>(cols.x[e])]);
+#pragma unroll
+    for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+      for (int e = 0; e < FragC::num_elements; ++e)
+        acc[i][j].x[e] = epi.apply1(acc[i][j].x[e], op[e]);
+  }
+}
 
 // Epilogue: each warp stages one 16-row strip of its accumulators in fp32 smem, then every
 // lane applies the functor to 8-column chunks and stores them (16 bytes on the VEC path; 8
@@ -592,6 +657,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const int warp = threadIdx.x / 32;
   const int wm = warp / Cfg::kWarpsN, wn = warp % Cfg::kWarpsN;
 
+  half *ops = reinterpret_cast<half *>(smem_raw + Cfg::kSmemBytes);  // col_operand_bytes()
+  stage_col_operand<Cfg>(epi, ops, tn * Cfg::BN, N);  // committed with k-tile 0
   Pipeline<Cfg, true> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
   pipe.start(tm * Cfg::BM, tn * Cfg::BN);
   FragC acc[Cfg::kFragsM][Cfg::kFragsN];
@@ -599,8 +666,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   run_pipelined<Cfg>(pipe, wm, wn, acc);
   pipe.drain();
   float *stage = reinterpret_cast<float *>(smem_raw) + warp * 16 * Cfg::kLdc;
-  epilogue<Cfg, true>(stage, acc, C, M, N, tm * Cfg::BM + wm * Cfg::WM,
-                      tn * Cfg::BN + wn * Cfg::WN, epi);
+  const int row0 = tm * Cfg::BM + wm * Cfg::WM, col0 = tn * Cfg::BN + wn * Cfg::WN;
+  if constexpr (Epi::kColOperand) {
+    // All 128 values per lane at once, from registers: the per-chunk path would put a load
+    // and a dependent chain on every 8 values, with only 2 warps per scheduler to hide them.
+    apply_in_registers<Cfg>(epi, acc, ops + wn * Cfg::WN, stage);
+    epilogue<Cfg, true>(stage, acc, C, M, N, row0, col0, EpiIdentity{});
+  } else {
+    epilogue<Cfg, true>(stage, acc, C, M, N, row0, col0, epi);
+  }
 }
 
 // v11: split-K over the CTAs of a thread-block cluster (sm_90). The SPLIT CTAs of a cluster
@@ -643,6 +717,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const int warp = threadIdx.x / 32;
   const int wm = warp / Cfg::kWarpsN, wn = warp % Cfg::kWarpsN;
 
+  half *ops = reinterpret_cast<half *>(smem_raw + Cfg::kSmemBytes);  // col_operand_bytes()
+  stage_col_operand<Cfg>(epi, ops, tn * Cfg::BN, N);  // committed with the first k-tile
   Pipeline<Cfg, true> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
   const int per = (pipe.k_tiles + SPLIT - 1) / SPLIT;
   const int kt0 = min(rank * per, pipe.k_tiles);
@@ -681,7 +757,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       hi.x += h.x; hi.y += h.y; hi.z += h.z; hi.w += h.w;
     }
     float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    store_chunk<true>(epi, v, C, tm * Cfg::BM + r, tn * Cfg::BN + c, M, N);
+    if constexpr (Epi::kColOperand) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) v[i] = epi.apply1(v[i], __half2float(ops[c + i]));
+      store_chunk<true>(EpiIdentity{}, v, C, tm * Cfg::BM + r, tn * Cfg::BN + c, M, N);
+    } else {
+      store_chunk<true>(epi, v, C, tm * Cfg::BM + r, tn * Cfg::BN + c, M, N);
+    }
   }
   cluster.sync();  // no CTA exits (freeing its smem) while another may still read it
 #else
@@ -741,12 +823,13 @@ template <class Cfg, class Epi>
 int launch_pipelined_path(const half *A, const half *B, half *C, int M, int N, int K,
                           const Epi &epi, cudaStream_t stream) {
   constexpr auto *kernel = &pipelined_wmma_kernel<Cfg, Epi>;
-  const int prep = allow_smem<kernel, Cfg::kSmemBytes>();
+  constexpr int kSmem = Cfg::kSmemBytes + col_operand_bytes<Cfg, Epi>();
+  static_assert(kSmem <= 227 * 1024, "smem per block");
+  const int prep = allow_smem<kernel, kSmem>();
   if (prep != 0) return prep;
   const long long tiles = tile_count<Cfg>(M, N);
   RL_REQUIRE(tiles <= 0x7fffffffLL);
-  kernel<<<static_cast<unsigned>(tiles), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(A, B, C, M, N,
-                                                                                   K, epi);
+  kernel<<<static_cast<unsigned>(tiles), Cfg::kThreads, kSmem, stream>>>(A, B, C, M, N, K, epi);
   return rl_launch_status();
 }
 
@@ -914,7 +997,7 @@ cudaLaunchConfig_t cluster_launch_config(unsigned grid, cudaStream_t stream,
   cudaLaunchConfig_t lc = {};
   lc.gridDim = dim3(grid, 1, 1);
   lc.blockDim = dim3(Cfg::kThreads, 1, 1);
-  lc.dynamicSmemBytes = Cfg::kSmemBytes;
+  lc.dynamicSmemBytes = Cfg::kSmemBytes + col_operand_bytes<Cfg, Epi>();
   lc.stream = stream;
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = SPLIT;
@@ -932,7 +1015,7 @@ int cluster_slots() {
   static const int slots = [] {
     if (!device_is_sm90()) return 0;
     constexpr auto *kernel = &cluster_splitk_kernel<Cfg, SPLIT, Epi>;
-    if (allow_smem<kernel, Cfg::kSmemBytes>() != 0) return 0;
+    if (allow_smem<kernel, Cfg::kSmemBytes + col_operand_bytes<Cfg, Epi>()>() != 0) return 0;
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t lc =
         cluster_launch_config<Cfg, SPLIT, Epi>(SPLIT, static_cast<cudaStream_t>(0), attr);
@@ -950,7 +1033,7 @@ template <class Cfg, int SPLIT, class Epi>
 int launch_cluster_splitk(const half *A, const half *B, half *C, int M, int N, int K,
                           const Epi &epi, cudaStream_t stream) {
   constexpr auto *kernel = &cluster_splitk_kernel<Cfg, SPLIT, Epi>;
-  const int prep = allow_smem<kernel, Cfg::kSmemBytes>();
+  const int prep = allow_smem<kernel, Cfg::kSmemBytes + col_operand_bytes<Cfg, Epi>()>();
   if (prep != 0) return prep;
   const long long grid = tile_count<Cfg>(M, N) * SPLIT;  // a multiple of the cluster size
   RL_REQUIRE(grid <= 0x7fffffffLL);
