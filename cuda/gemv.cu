@@ -21,6 +21,8 @@
 //       no split-K tail through global memory (measured at ~3 us of v3's 4096^2 time). One row:
 //       FMA with x staged in shared memory after W's first loads are issued; 2..16 rows: v4's
 //       tensor-core groups. Shapes whose slabs would not fill the GPU take v7's kernels.
+//   v9: v8 with W as the MMA's A operand and x^T as B for 2..8 rows: 4 MMAs per 16 x 64 group
+//       instead of 8 (the 8 columns of B are the rows of x, none wasted on zero rows).
 // v2..v6 need N % 8 == 0 and a 16-byte aligned W; otherwise they use a scalar-column kernel.
 // Launches cover at most 16 rows of x; larger M is done in chunks of 16 rows.
 #include <cooperative_groups.h>
@@ -654,9 +656,52 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 template <int MB>
 constexpr int kSlabMmaSmem = kSlabWarps * 32 * (8 * (MB / 4) + 1) * 4 + MB * kTileN * 4;
 
-template <int MB, bool CLUSTER>
+// v9 (WA, 2..8 rows): W is the MMA's A operand and x^T its B operand (m16n8k16 with the 8
+// columns of B = 8 rows of x), so a group of 16 k x 64 columns takes 4 MMAs instead of 8.
+// The lane loads are v4's: lane (g, t) holds W rows k0 + 4t + 0..3 at columns n0 + 8g .. +8
+// and x[g][k0 + 4t .. +3]. The k order is permuted as in v4 (fragment k 2t, 2t+1, 2t+8, 2t+9
+// = rows 4t .. 4t+3) and so are the A rows: MMA i (0..3) takes column n0 + 8g + 2i as A row g
+// and n0 + 8g + 2i + 1 as row g + 8, so b0/b1 are exactly x[g][k0+4t .. +3] (load_x4) and
+// D row g / g + 8, column 2t / 2t+1 is y[2t (+1)][n0 + 8g + 2i (+1)].
+struct WaAcc {
+  float v[4][4];  // [i][q]: y[2t + (q & 1)][n0 + 8g + 2i + (q >> 1)]
+};
+
+__device__ __forceinline__ void wa_group_compute(WaAcc &acc, const uint4 (&w)[4], uint2 a) {
+  const unsigned *r0 = &w[0].x, *r1 = &w[1].x, *r2 = &w[2].x, *r3 = &w[3].x;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const unsigned a0 = __byte_perm(r0[i], r1[i], 0x5410), a1 = __byte_perm(r0[i], r1[i], 0x7632);
+    const unsigned a2 = __byte_perm(r2[i], r3[i], 0x5410), a3 = __byte_perm(r2[i], r3[i], 0x7632);
+    mma_16816(acc.v[i][0], acc.v[i][1], acc.v[i][2], acc.v[i][3], a0, a1, a2, a3, a.x, a.y);
+  }
+}
+
+// WaAcc of every warp summed through red[] into part[m * 64 + col] (as mma_warps_to_part).
+template <int WARPS, int THREADS>
+__device__ __forceinline__ void wa_warps_to_part(const WaAcc &acc, float (*red)[32][17],
+                                                 float *part) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int q = 0; q < 4; ++q) red[warp][lane][i * 4 + q] = acc.v[i][q];
+  __syncthreads();
+  for (int e = threadIdx.x; e < 32 * 16; e += THREADS) {
+    const int l = e % 32, j = e / 32;
+    float v = 0.0f;
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) v += red[w][l][j];
+    const int i = j / 4, q = j % 4;
+    const int m = 2 * (l & 3) + (q & 1), col = 8 * (l >> 2) + 2 * i + (q >> 1);
+    part[m * kTileN + col] = v;
+  }
+}
+
+template <int MB, bool CLUSTER, bool WA = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K, bool xvec) {
+  static_assert(!WA || MB == 8, "W as the A operand covers up to 8 rows");
   constexpr int JS = 8 * (MB / 4), EL = MB * kTileN;
   extern __shared__ __align__(16) unsigned char slab_smem[];
   float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
@@ -674,6 +719,17 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   for (int i = 0; i < 8; ++i)
 #pragma unroll
     for (int j = 0; j < MB / 4; ++j) acc.v[i][j] = 0.0f;
+  WaAcc wacc;
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) wacc.v[i][j] = 0.0f;
+  const auto compute = [&](const uint4(&w)[4], const uint2(&a)[2]) {
+    if constexpr (WA)
+      wa_group_compute(wacc, w, a[0]);
+    else
+      mma_group_compute<MB>(acc, w, a);
+  };
   // Group gi of W and x; zeros past the block's range (gi is warp-uniform: no divergence).
   auto ld = [&](int gi, uint4(&w)[4], uint2(&a)[2]) {
     if (gi < gb) {
@@ -696,15 +752,18 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   for (; j < gb; j += 4 * W16) {
     ld(j + 2 * W16, wB[0], aB[0]);
     ld(j + 3 * W16, wB[1], aB[1]);
-    mma_group_compute<MB>(acc, wA[0], aA[0]);
-    mma_group_compute<MB>(acc, wA[1], aA[1]);
+    compute(wA[0], aA[0]);
+    compute(wA[1], aA[1]);
     ld(j + 4 * W16, wA[0], aA[0]);
     ld(j + 5 * W16, wA[1], aA[1]);
-    mma_group_compute<MB>(acc, wB[0], aB[0]);
-    mma_group_compute<MB>(acc, wB[1], aB[1]);
+    compute(wB[0], aB[0]);
+    compute(wB[1], aB[1]);
   }
   // The 16 warps' accumulators through smem (same mapping as gemv_mma), into part[m][col].
-  mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
+  if constexpr (WA)
+    wa_warps_to_part<kSlabWarps, kSlabThreads>(wacc, red, part);
+  else
+    mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
   if constexpr (!CLUSTER) {
     __syncthreads();
     for (int e = threadIdx.x; e < EL; e += kSlabThreads) {
@@ -792,30 +851,54 @@ bool cluster_capable() {
   return ok;
 }
 
-// Clusters of S blocks of gemv_mma<MB, kCluster> that fit on the GPU at once (cached).
-template <int MB>
-int active_clusters(int S) {
+// Launch configuration of `threads`-thread blocks with `smem` dynamic bytes; S > 1 makes
+// the blocks (1, S) clusters along y, through *attr (storage the caller keeps alive).
+cudaLaunchConfig_t launch_config(dim3 grid, int threads, int smem, int S, cudaStream_t s,
+                                 cudaLaunchAttribute *attr) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(threads, 1, 1);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  if (S > 1) {
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = 1;
+    attr->val.clusterDim.y = S;
+    attr->val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  return cfg;
+}
+
+// (1, S) clusters of `kernel` resident on the GPU at once; -1 if none fit or the query fails.
+int query_active_clusters(const void *kernel, int threads, int smem, int S) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config(dim3(1, S, 1), threads, smem, S, 0, &attr);
+  int v = 0;
+  if (cudaOccupancyMaxActiveClusters(&v, kernel, &cfg) != cudaSuccess) {
+    (void)cudaGetLastError();  // an unusable size: do not leave it for the next launch check
+    v = 0;
+  }
+  return v > 0 ? v : -1;
+}
+
+// query_active_clusters per cluster size S, cached for one kernel (0 in the cache: not asked).
+template <auto *KERNEL, int THREADS, int SMEM>
+int cached_active_clusters(int S) {
   static std::atomic<int> cache[kMaxSplitsCluster + 1];
   int v = cache[S].load(std::memory_order_relaxed);
   if (v == 0) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(1, S, 1);
-    cfg.blockDim = dim3(kThreads, 1, 1);
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 1;
-    attr.val.clusterDim.y = S;
-    attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    if (cudaOccupancyMaxActiveClusters(&v, gemv_mma<MB, kCluster>, &cfg) != cudaSuccess) {
-      (void)cudaGetLastError();  // an unusable size: do not leave it for the next launch check
-      v = 0;
-    }
-    v = v > 0 ? v : -1;  // -1: none fit
+    v = query_active_clusters(reinterpret_cast<const void *>(KERNEL), THREADS, SMEM, S);
     cache[S].store(v, std::memory_order_relaxed);
   }
   return v;
+}
+
+// Clusters of S blocks of gemv_mma<MB, kCluster> that fit on the GPU at once (cached).
+template <int MB>
+int active_clusters(int S) {
+  return cached_active_clusters<&gemv_mma<MB, kCluster>, kThreads, 0>(S);
 }
 
 // Largest cluster split whose clusters (one per column tile) are all resident at once.
@@ -861,29 +944,8 @@ int ring_occupancy() {
 }
 template <int MB>
 int ring_active_clusters(int S) {
-  static std::atomic<int> cache[kMaxSplitsCluster + 1];
-  int v = cache[S].load(std::memory_order_relaxed);
-  if (v == 0) {
-    ring_setup();
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(1, S, 1);
-    cfg.blockDim = dim3(kThreads, 1, 1);
-    cfg.dynamicSmemBytes = kRingSmem<MB>;
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 1;
-    attr.val.clusterDim.y = S;
-    attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    if (cudaOccupancyMaxActiveClusters(&v, gemv_ring<MB, kCluster>, &cfg) != cudaSuccess) {
-      (void)cudaGetLastError();
-      v = 0;
-    }
-    v = v > 0 ? v : -1;
-    cache[S].store(v, std::memory_order_relaxed);
-  }
-  return v;
+  ring_setup();
+  return cached_active_clusters<&gemv_ring<MB, kCluster>, kThreads, (int)kRingSmem<MB>>(S);
 }
 // Largest cluster split (<= 8) whose clusters are all resident at once; 1 without clusters.
 template <int MB>
@@ -911,46 +973,18 @@ bool slab_setup() {
                          slab_attr<&gemv_slab_mma<8, false>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_mma<16, false>>(kSlabMmaSmem<16>) &
                          slab_attr<&gemv_slab_mma<8, true>>(kSlabMmaSmem<8>) &
-                         slab_attr<&gemv_slab_mma<16, true>>(kSlabMmaSmem<16>);
+                         slab_attr<&gemv_slab_mma<16, true>>(kSlabMmaSmem<16>) &
+                         slab_attr<&gemv_slab_mma<8, false, true>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_mma<8, true, true>>(kSlabMmaSmem<8>);
   return ok;
 }
 
-// Launch configuration of a slab kernel: 512 threads, `smem` dynamic bytes; the (1, 2) cluster
-// attribute comes from cluster_1x2() where the caller wants one.
-cudaLaunchConfig_t slab_cluster_config(dim3 grid, int smem, cudaStream_t s) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(kSlabThreads, 1, 1);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = s;
-  return cfg;
-}
-cudaLaunchAttribute cluster_1x2() {
-  cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = 1;
-  attr.val.clusterDim.y = 2;
-  attr.val.clusterDim.z = 1;
-  return attr;
-}
-
-// (1, 2) clusters of a slab kernel resident at once on the device (queried once per kernel).
-template <auto *KERNEL>
-int slab_max_clusters(int smem) {
-  static const int clusters = [smem] {
-    int v = 0;
-    if (!cluster_capable() || !slab_setup()) return 0;
-    cudaLaunchConfig_t cfg = slab_cluster_config(dim3(1, 2, 1), smem, 0);
-    cudaLaunchAttribute attr = cluster_1x2();
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    if (cudaOccupancyMaxActiveClusters(&v, KERNEL, &cfg) != cudaSuccess) {
-      (void)cudaGetLastError();
-      v = 0;
-    }
-    return v;
-  }();
-  return clusters;
+// (1, 2) clusters of a slab kernel (512 threads, `smem` dynamic bytes) resident at once.
+template <auto *KERNEL, int SMEM>
+int slab_max_clusters() {
+  if (!cluster_capable() || !slab_setup()) return 0;
+  const int v = cached_active_clusters<KERNEL, kSlabThreads, SMEM>(2);
+  return v > 0 ? v : 0;
 }
 
 // What v8 runs for a launch of `rows` rows. A slab grid is used when it is between half and
@@ -966,15 +1000,15 @@ SlabPlan slab_plan(int rows, int N, int K) {
     const long long slabs64 = rl_ceil_div(N, 64);
     if (fits(slabs64)) return kSlab1x64;
     if (fits(2 * slabs64) &&
-        slab_max_clusters<&gemv_slab1<true>>(kSlabXSmemMax) >= slabs64)
+        slab_max_clusters<&gemv_slab1<true>, kSlabXSmemMax>() >= slabs64)
       return kSlab1x64Cluster;
     return kSlabNone;
   }
   const int tiles = tiles_for(N);
   if (fits(tiles)) return kSlabMma;
   const int clusters =
-      bucket(rows) <= 8 ? slab_max_clusters<&gemv_slab_mma<8, true>>(kSlabMmaSmem<8>)
-                        : slab_max_clusters<&gemv_slab_mma<16, true>>(kSlabMmaSmem<16>);
+      bucket(rows) <= 8 ? slab_max_clusters<&gemv_slab_mma<8, true>, kSlabMmaSmem<8>>()
+                        : slab_max_clusters<&gemv_slab_mma<16, true>, kSlabMmaSmem<16>>();
   if (fits(2LL * tiles) && clusters >= tiles)
     return kSlabMmaCluster;
   return kSlabNone;
@@ -983,33 +1017,34 @@ SlabPlan slab_plan(int rows, int N, int K) {
 // v7's kernel for `rows`: v3 for one row, v4 for more.
 int v7_variant(int rows) { return rows == 1 ? 3 : 4; }
 
-template <int MB, bool CLUSTER>
+template <int MB, bool CLUSTER, bool WA = false>
 cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K,
                             cudaStream_t s) {
   const bool xvec = K % 4 == 0 && (uintptr_t)x % 8 == 0;
-  cudaLaunchConfig_t cfg =
-      slab_cluster_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1), kSlabMmaSmem<MB>, s);
-  cudaLaunchAttribute attr = cluster_1x2();
-  cfg.attrs = &attr;
-  cfg.numAttrs = CLUSTER ? 1 : 0;
-  return cudaLaunchKernelEx(&cfg, gemv_slab_mma<MB, CLUSTER>, x, W, y, M, N, K, xvec);
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
+                                               kSlabThreads, kSlabMmaSmem<MB>, CLUSTER ? 2 : 1,
+                                               s, &attr);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_mma<MB, CLUSTER, WA>, x, W, y, M, N, K, xvec);
 }
 
-// One v8 launch of `plan` (not kSlabNone) for `rows` <= 16 rows.
+// One v8 launch of `plan` (not kSlabNone) for `rows` <= 16 rows; wa: v9's W-as-A kernel for
+// 2..8 rows.
 cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,
-                        int N, int K, cudaStream_t s) {
+                        int N, int K, bool wa, cudaStream_t s) {
   const bool small = bucket(rows) <= 8;
+  if (wa && small && plan == kSlabMma) return launch_slab_mma<8, false, true>(x, W, y, rows, N, K, s);
+  if (wa && small && plan == kSlabMmaCluster)
+    return launch_slab_mma<8, true, true>(x, W, y, rows, N, K, s);
   switch (plan) {
     case kSlab1x64:
       gemv_slab1<false>
           <<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(x, W, y, N, K);
       return cudaSuccess;
     case kSlab1x64Cluster: {
-      cudaLaunchConfig_t cfg = slab_cluster_config(dim3((unsigned)rl_ceil_div(N, 64), 2, 1),
-                                                   slab1_smem(K, 2), s);
-      cudaLaunchAttribute attr = cluster_1x2();
-      cfg.attrs = &attr;
-      cfg.numAttrs = 1;
+      cudaLaunchAttribute attr;
+      const cudaLaunchConfig_t cfg = launch_config(dim3((unsigned)rl_ceil_div(N, 64), 2, 1),
+                                                   kSlabThreads, slab1_smem(K, 2), 2, s, &attr);
       return cudaLaunchKernelEx(&cfg, gemv_slab1<true>, x, W, y, N, K);
     }
     case kSlabMma:
@@ -1027,7 +1062,8 @@ int splits(int variant, int rows, int N, int K) {
   switch (variant) {
     case 3: return fma_splits(MB, N, K);
     case 4: return mma_splits(MB, N, K);
-    case 8: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
+    case 8:
+    case 9: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
     default: return 1;
   }
 }
@@ -1044,8 +1080,8 @@ size_t workspace_bytes(int variant, int N, int K) {
     ring_splits<16>(N, K);
     return 0;
   }
-  if (variant == 8) slab_setup();  // the smem attributes now, not in a capture
-  if (variant != 3 && variant != 4 && variant != 8) return 0;
+  if (variant >= 8) slab_setup();  // the smem attributes now, not in a capture
+  if (variant != 3 && variant != 4 && variant < 8) return 0;
   if (N % 8 != 0) return 0;  // scalar path (W alignment is only known at launch: then unused)
   int smax = 1;  // the bucket with the most splits sizes the workspace, so any M fits it
   for (int MB = 1; MB <= kMaxRows; MB *= 2) {
@@ -1083,17 +1119,8 @@ cudaError_t launch_mma(const __half *x, const __half *W, __half *y, void *ws, in
   } else if (!cluster) {
     gemv_mma<MB, kWorkspace><<<grid, kThreads, 0, s>>>(x, W, y, ws, M, N, K, S, xvec);
   } else {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(kThreads, 1, 1);
-    cfg.stream = s;
     cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 1;
-    attr.val.clusterDim.y = S;
-    attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = launch_config(grid, kThreads, 0, S, s, &attr);
     return cudaLaunchKernelEx(&cfg, gemv_mma<MB, kCluster>, x, W, y, ws, M, N, K, S, xvec);
   }
   return cudaSuccess;
@@ -1109,18 +1136,8 @@ cudaError_t launch_ring(const __half *x, const __half *W, __half *y, int M, int 
                                                                  xvec);
     return cudaSuccess;
   }
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(kThreads, 1, 1);
-  cfg.dynamicSmemBytes = kRingSmem<MB>;
-  cfg.stream = s;
   cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = 1;
-  attr.val.clusterDim.y = S;
-  attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+  const cudaLaunchConfig_t cfg = launch_config(grid, kThreads, (int)kRingSmem<MB>, S, s, &attr);
   return cudaLaunchKernelEx(&cfg, gemv_ring<MB, kCluster>, x, W, y, (void *)nullptr, M, N, K, S,
                             xvec);
 }
@@ -1144,10 +1161,10 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
     }
     return rl_launch_status();
   }
-  if (variant == 8) {
+  if (variant >= 8) {
     const SlabPlan plan = slab_plan(rows, N, K);
     if (plan == kSlabNone) return launch_rows(v7_variant(rows), x, W, y, ws, rows, N, K, s);
-    const cudaError_t e = launch_slab(plan, x, W, y, rows, N, K, s);
+    const cudaError_t e = launch_slab(plan, x, W, y, rows, N, K, variant == 9, s);
     const int st = rl_launch_status();
     return e != cudaSuccess ? (int)e : st;
   }
@@ -1181,6 +1198,8 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
 
 }  // namespace
 
+constexpr int kVariants = 9;
+
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
 static int effective_variant(int variant, int rows) {
@@ -1188,7 +1207,7 @@ static int effective_variant(int variant, int rows) {
 }
 
 extern "C" size_t rl_gemv_workspace_bytes(int variant, int M, int N, int K) {
-  if (variant < 1 || variant > 8 || M < 1 || N < 1 || K < 1) return 0;
+  if (variant < 1 || variant > kVariants || M < 1 || N < 1 || K < 1) return 0;
   if (variant == 7) {
     const size_t a = workspace_bytes(3, N, K), b = workspace_bytes(4, N, K);
     return a > b ? a : b;
@@ -1198,7 +1217,7 @@ extern "C" size_t rl_gemv_workspace_bytes(int variant, int M, int N, int K) {
 
 extern "C" int rl_gemv(int variant, const void *x, const void *W, void *y, void *workspace, int M,
                        int N, int K, void *stream) {
-  RL_REQUIRE(variant >= 1 && variant <= 8 && x != nullptr && W != nullptr && y != nullptr &&
+  RL_REQUIRE(variant >= 1 && variant <= kVariants && x != nullptr && W != nullptr && y != nullptr &&
              M >= 1 && N >= 1 && K >= 1);
   bool needs_ws = false;
   if (vector_ok(W, N))
@@ -1221,7 +1240,7 @@ extern "C" int rl_gemv(int variant, const void *x, const void *W, void *y, void 
   return 0;
 }
 
-extern "C" int rl_gemv_variant_count(void) { return 8; }
+extern "C" int rl_gemv_variant_count(void) { return kVariants; }
 
 extern "C" const char *rl_gemv_variant_name(int variant) {
   switch (variant) {
@@ -1233,6 +1252,7 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 6: return "v6 v5 with W streamed through a 6-stage per-lane cp.async ring in smem";
     case 7: return "v7 v3 for a single row, v4 for 2..16 rows (per 16-row chunk)";
     case 8: return "v8 slabs: a 512-thread block streams K for 64 columns (cluster of 2 at most), no split-K tail";
+    case 9: return "v9 v8 with W as the MMA A operand for 2..8 rows (half the MMAs)";
     default: return nullptr;
   }
 }

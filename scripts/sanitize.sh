@@ -85,10 +85,13 @@ RUNS=(
   "bench layernorm --variant all --rows 5 --hidden 1030"
   "bench layernorm --variant all --rows 3 --hidden 4096"
   "bench layernorm --variant 4 --rows 5 --hidden 2056"
-  # the paths that only open at larger shapes: GEMV v8's tensor-core slabs without and with
-  # the cluster of 2, and v12's 128x128 split-2 cluster (plain and fused)
+  # the paths that only open at larger shapes: GEMV v8's tensor-core slabs and v9's W-as-A
+  # slabs, each without and with the cluster of 2, and v12's 128x128 split-2 cluster (plain
+  # and fused)
   "bench gemv --impl ours --variant 8 --m 12 --n 8200 --k 999"
   "bench gemv --impl ours --variant 8 --m 3 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 9 --m 3 --n 8200 --k 999"
+  "bench gemv --impl ours --variant 9 --m 5 --n 4104 --k 4095"
   "bench gemm --impl wmma --variant 12 --m 256 --n 2048 --k 2048"
   "bench gemm-gelu --impl fused --variant 12 --m 256 --n 2048 --k 2048"
 )

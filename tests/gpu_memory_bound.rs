@@ -40,6 +40,11 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         (1, 8200, 1031),
         (1, 4104, 4095),
         (12, 8200, 999),
+        // v9's W-as-A slabs (2..8 rows): without a cluster (129 slabs, odd K) and with the
+        // cluster of 2 (65 slabs, the last one partial, odd K).
+        (3, 8200, 999),
+        (5, 4104, 4095),
+        (8, 4096, 2048),
     ];
     let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
     for (v, _) in gemv::variants() {

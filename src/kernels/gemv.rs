@@ -10,9 +10,11 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v8, the slab kernels (no split-K tail), which measured faster
-/// than v7 at every M = 1..16 at 4096^2 and 8192^2 on the H200 (docs/perf-log.md).
-pub const BEST: u32 = 8;
+/// The variant "best" means: v9, v8's slab kernels (no split-K tail) with W as the MMA's A
+/// operand for 2..8 rows; v8 measured faster than v7 at every M = 1..16 at 4096^2 and 8192^2
+/// on the H200, and v9 3-5% faster than v8 at M = 2..8 (the same kernel elsewhere;
+/// docs/perf-log.md).
+pub const BEST: u32 = 9;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
