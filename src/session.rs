@@ -67,21 +67,54 @@ impl Session {
         cfg: &MeasureConfig,
         verify: bool,
     ) -> Result<Record> {
-        let id = case.id();
-        if self.inject_fault {
-            self.gpu
-                .inject_fault(&format!("{} {}", id.kernel, id.impl_), &id.shape.label())?;
-        }
-        let verification = if verify {
-            let v = case.verify(&self.gpu)?;
-            if !v.passed {
-                eprintln!("FAILED verification: {}: {}", id.describe(), v.detail);
+        let mut records = self.run_group(&mut [case], experiment, cfg, verify)?;
+        Ok(records.pop().expect("one record per case"))
+    }
+
+    /// `run` for cases compared with each other: each is verified, then all are timed
+    /// interleaved (measure::measure_group), so their ratios are not skewed by drift.
+    pub fn run_group(
+        &mut self,
+        cases: &mut [&mut dyn BenchCase],
+        experiment: &str,
+        cfg: &MeasureConfig,
+        verify: bool,
+    ) -> Result<Vec<Record>> {
+        let mut verifications = Vec::with_capacity(cases.len());
+        for case in cases.iter_mut() {
+            let id = case.id();
+            if self.inject_fault {
+                self.gpu
+                    .inject_fault(&format!("{} {}", id.kernel, id.impl_), &id.shape.label())?;
             }
-            Some(v)
-        } else {
-            None
-        };
-        let m = measure::measure(&self.gpu, case, cfg)?;
+            verifications.push(if verify {
+                let v = case.verify(&self.gpu)?;
+                if !v.passed {
+                    eprintln!("FAILED verification: {}: {}", id.describe(), v.detail);
+                }
+                Some(v)
+            } else {
+                None
+            });
+        }
+        let measured = measure::measure_group(&self.gpu, cases, cfg)?;
+        let mut records = Vec::with_capacity(cases.len());
+        for ((case, m), verification) in cases.iter().zip(measured).zip(verifications) {
+            records.push(self.record(&**case, experiment, cfg, &m, verification.as_ref()));
+        }
+        Ok(records)
+    }
+
+    /// Places a measurement on the roofline, prints its line and keeps the record.
+    fn record(
+        &mut self,
+        case: &dyn BenchCase,
+        experiment: &str,
+        cfg: &MeasureConfig,
+        m: &measure::Measurement,
+        verification: Option<&Verification>,
+    ) -> Record {
+        let id = case.id();
         for w in &m.warnings {
             eprintln!("warning: {}: {w}", id.describe());
         }
@@ -109,8 +142,8 @@ impl Session {
             ai: p.ai,
             bound: p.bound.as_str().into(),
             pct_attainable: p.pct_attainable,
-            verified: verification.as_ref().is_some_and(|v| v.passed),
-            max_rel_err: verification.as_ref().map(|v: &Verification| v.rel_err),
+            verified: verification.is_some_and(|v| v.passed),
+            max_rel_err: verification.map(|v| v.rel_err),
             clocks: m.clocks.clone(),
         };
         if self.verbose {
@@ -123,7 +156,7 @@ impl Session {
                 record.noise * 100.0,
                 record.tflops,
                 record.gbs,
-                match &verification {
+                match verification {
                     Some(v) if v.passed => "  ok",
                     Some(_) => "  FAILED",
                     None => "",
@@ -136,7 +169,7 @@ impl Session {
             }
         }
         self.records.push(record.clone());
-        Ok(record)
+        record
     }
 
     /// Records whose verification ran and failed.

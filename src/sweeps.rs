@@ -50,6 +50,9 @@ pub struct Planned {
     /// (kernel, variant) to record instead of the case's own, e.g. the decode sweep's
     /// large-M points are our HGEMM recorded in the GEMV series.
     pub relabel: Option<(String, String)>,
+    /// Consecutive cases with the same non-zero group are compared with each other and timed
+    /// interleaved (Session::run_group); 0: timed alone.
+    pub group: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -102,7 +105,16 @@ fn push(
         case: Box::new(case),
         cfg,
         relabel: None,
+        group: 0,
     });
+}
+
+/// Makes the cases pushed since `from` one comparison group (a new, unused number).
+fn group_from(plan: &mut [Planned], from: usize) {
+    let g = plan.iter().map(|p| p.group).max().unwrap_or(0) + 1;
+    for p in &mut plan[from..] {
+        p.group = g;
+    }
 }
 
 pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
@@ -161,12 +173,11 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
                 .chain(squares.iter().map(|&n| (n, n, n)))
                 .collect();
             for (m, n, k) in shapes {
-                for imp in [
-                    GeluImpl::Fused(fv),
-                    GeluImpl::Unfused(gv),
-                    GeluImpl::UnfusedCublas,
-                    GeluImpl::Cublaslt,
-                ] {
+                // Our three kernels (same main loop) are compared interleaved; the library
+                // pair in a group of its own, so that the clock drops their much higher power
+                // draw causes under the power cap do not land on our kernels' samples.
+                let from = p.len();
+                for imp in [GeluImpl::Fused(fv), GeluImpl::Unfused(gv)] {
                     push(
                         &mut p,
                         "fusion",
@@ -175,6 +186,17 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
                     );
                 }
                 push(&mut p, "fusion", HgemmCase::new(m, n, k, gv, o.seed), cold);
+                group_from(&mut p, from);
+                let from = p.len();
+                for imp in [GeluImpl::UnfusedCublas, GeluImpl::Cublaslt] {
+                    push(
+                        &mut p,
+                        "fusion",
+                        GemmGeluCase::new(m, n, k, imp, 0, o.seed),
+                        cold,
+                    );
+                }
+                group_from(&mut p, from);
             }
         }
         Sweep::Decode => {
@@ -204,6 +226,7 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
                                 case: Box::new(HgemmCase::new(m, nk, nk, v_gemm, o.seed)),
                                 cfg,
                                 relabel: Some(("gemv".into(), format!("hgemm-v{v_gemm}"))),
+                                group: 0,
                             });
                         }
                         push(
@@ -296,34 +319,63 @@ pub fn run(s: &mut Session, plan: Vec<Planned>, verify: bool, title: &str) -> Re
     pb.set_prefix(title.to_string());
     s.progress = Some(pb.clone());
     let mut done = 0;
-    for mut item in plan {
+    let mut rest = plan.into_iter().peekable();
+    while let Some(first) = rest.next() {
         if s.is_interrupted() {
             eprintln!("interrupted: keeping the records measured so far");
             break;
         }
-        pb.set_message(item.case.id().describe());
-        s.run(item.case.as_mut(), item.experiment, &item.cfg, verify)?;
-        if let (Some((kernel, variant)), Some(last)) = (item.relabel.take(), s.records.last_mut()) {
-            last.kernel = kernel;
-            last.variant = variant;
+        let mut items = vec![first];
+        while items[0].group != 0 && rest.peek().is_some_and(|n| n.group == items[0].group) {
+            items.push(rest.next().expect("peeked"));
         }
-        done += 1;
-        pb.inc(1);
+        let names: Vec<String> = items.iter().map(|i| i.case.id().describe()).collect();
+        pb.set_message(names.join(" | "));
+        let (experiment, cfg) = (items[0].experiment, items[0].cfg);
+        let relabels: Vec<_> = items.iter_mut().map(|i| i.relabel.take()).collect();
+        let mut cases: Vec<&mut dyn BenchCase> = items
+            .iter_mut()
+            .map(|i| {
+                let c: &mut dyn BenchCase = i.case.as_mut();
+                c
+            })
+            .collect();
+        let n = cases.len();
+        s.run_group(&mut cases, experiment, &cfg, verify)?;
+        // Relabels apply to this group's records, the last n.
+        let first_rec = s.records.len() - n;
+        for (relabel, rec) in relabels.into_iter().zip(&mut s.records[first_rec..]) {
+            if let Some((kernel, variant)) = relabel {
+                rec.kernel = kernel;
+                rec.variant = variant;
+            }
+        }
+        done += n;
+        pb.inc(n as u64);
     }
     pb.finish_and_clear();
     s.progress = None;
     Ok(done)
 }
 
-/// Device bytes the largest case of a plan needs at once, for a check before running.
+/// Device bytes the largest case (or comparison group, whose cases are all allocated at
+/// once) of a plan needs, for a check before running.
 pub fn peak_set_bytes(plan: &[Planned], l2_bytes: u64) -> u64 {
-    plan.iter()
-        .map(|p| {
-            crate::measure::engine::sets_for(&p.cfg, p.case.set_bytes(), l2_bytes) as u64
-                * p.case.set_bytes()
-        })
-        .max()
-        .unwrap_or(0)
+    let bytes = |p: &Planned| {
+        crate::measure::engine::sets_for(&p.cfg, p.case.set_bytes(), l2_bytes) as u64
+            * p.case.set_bytes()
+    };
+    let mut peak = 0;
+    let mut i = 0;
+    while i < plan.len() {
+        let mut j = i + 1;
+        while plan[i].group != 0 && j < plan.len() && plan[j].group == plan[i].group {
+            j += 1;
+        }
+        peak = peak.max(plan[i..j].iter().map(bytes).sum());
+        i = j;
+    }
+    peak
 }
 
 /// Fails before any measuring when the largest case cannot fit in free device memory.
@@ -390,5 +442,53 @@ mod tests {
         assert!(ids
             .iter()
             .any(|d| d.contains("layernorm") && d.contains("4096x4096")));
+    }
+
+    #[test]
+    fn fusion_groups_our_three_kernels_and_the_library_pair() {
+        let p = plan(Sweep::Fusion, &SweepOpts::default());
+        let mut groups: Vec<(u32, Vec<String>)> = Vec::new();
+        for x in &p {
+            assert_ne!(x.group, 0, "every fusion case is compared within its shape");
+            let impl_ = x.case.id().impl_;
+            match groups.last_mut() {
+                Some((g, v)) if *g == x.group => v.push(impl_),
+                _ => groups.push((x.group, vec![impl_])),
+            }
+        }
+        assert_eq!(groups.len() % 2, 0);
+        for pair in groups.chunks(2) {
+            assert_eq!(
+                pair[0].1,
+                ["ours", "unfused", "ours"],
+                "fused, unfused, plain"
+            );
+            assert_eq!(pair[1].1, ["unfused_cublas", "cublaslt"]);
+            assert_ne!(pair[0].0, pair[1].0);
+        }
+        // Other sweeps time each case alone.
+        for sweep in [Sweep::Square, Sweep::Decode, Sweep::Elementwise] {
+            assert!(plan(sweep, &SweepOpts::default())
+                .iter()
+                .all(|x| x.group == 0));
+        }
+    }
+
+    #[test]
+    fn peak_bytes_count_a_group_at_once() {
+        let p = plan(Sweep::Fusion, &SweepOpts::default());
+        let l2 = 60 << 20;
+        let one = |x: &Planned| {
+            crate::measure::engine::sets_for(&x.cfg, x.case.set_bytes(), l2) as u64
+                * x.case.set_bytes()
+        };
+        let largest_case = p.iter().map(one).max().unwrap();
+        let first_group: u64 = p
+            .iter()
+            .take_while(|x| x.group == p[0].group)
+            .map(one)
+            .sum();
+        let peak = peak_set_bytes(&p, l2);
+        assert!(peak > largest_case && peak >= first_group);
     }
 }

@@ -243,7 +243,15 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
     let cfg = measure.config()?;
     output.validate()?;
     let (cases, library) = a.kernel.cases()?;
-    run_cases(device, cases, &cfg, !measure.no_verify, output, library)
+    run_cases(
+        device,
+        cases,
+        &cfg,
+        !measure.no_verify,
+        measure.interleave,
+        output,
+        library,
+    )
 }
 
 impl BenchKernel {
@@ -447,21 +455,35 @@ impl BenchKernel {
     }
 }
 
-/// Runs cases in order, stopping early (keeping results) on Ctrl-C, then writes the results.
+/// Runs the cases one after another (stopping early, keeping results, on Ctrl-C), or with
+/// `interleave` as one comparison group (verified one by one, then timed round-robin), then
+/// writes the results.
 fn run_cases(
     device: usize,
-    cases: Vec<Box<dyn BenchCase>>,
+    mut cases: Vec<Box<dyn BenchCase>>,
     cfg: &crate::measure::MeasureConfig,
     verify: bool,
+    interleave: bool,
     output: &OutputArgs,
     library_impl: &str,
 ) -> Result<()> {
     let mut s = open_session(device)?;
-    for mut c in cases {
-        if s.is_interrupted() {
-            break;
+    if interleave {
+        let mut group: Vec<&mut dyn BenchCase> = cases
+            .iter_mut()
+            .map(|c| {
+                let c: &mut dyn BenchCase = c.as_mut();
+                c
+            })
+            .collect();
+        s.run_group(&mut group, "bench", cfg, verify)?;
+    } else {
+        for c in cases.iter_mut() {
+            if s.is_interrupted() {
+                break;
+            }
+            s.run(c.as_mut(), "bench", cfg, verify)?;
         }
-        s.run(c.as_mut(), "bench", cfg, verify)?;
     }
     emit(&s.results(), output)?;
     print_relative(&s.records, library_impl);

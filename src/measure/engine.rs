@@ -12,7 +12,7 @@ use super::clocks::{self, ClockReader, ClockSample};
 use super::cold;
 use super::stats::{summarize, Stats, StopRule};
 use crate::error::LabError;
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, Timer};
 use crate::results::schema::Clocks;
 use anyhow::{Context, Result};
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
@@ -114,9 +114,97 @@ pub fn graph_launches(per_launch_ms: f64, target_ms: f64, sets: usize) -> usize 
 }
 
 pub fn measure(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig) -> Result<Measurement> {
-    let id = case.id();
-    let (name, shape) = (format!("{} {}", id.kernel, id.impl_), id.shape.label());
+    let mut group = measure_group(gpu, &mut [case], cfg)?;
+    Ok(group.pop().expect("one measurement per case"))
+}
+
+/// Times several cases interleaved: each round takes one sample of every case in turn, so
+/// that slow drifts of the GPU (clocks, power cap, temperature) reach all of them alike and
+/// their ratios stay honest. Rounds go on until every case's stopping rule is met (its time
+/// budget counted per case). All cases' buffer sets are allocated at once. Hot L2 cannot be
+/// interleaved (the other cases would evict a case's data between its samples): a hot group
+/// is an error.
+pub fn measure_group(
+    gpu: &Gpu,
+    cases: &mut [&mut dyn BenchCase],
+    cfg: &MeasureConfig,
+) -> Result<Vec<Measurement>> {
+    if cfg.cache == CacheMode::Hot && cases.len() > 1 {
+        return Err(LabError::Usage(
+            "hot-L2 timing cannot be interleaved: time the cases one by one".into(),
+        )
+        .into());
+    }
     let l2 = gpu.props().l2_bytes;
+    let mut sets = Vec::with_capacity(cases.len());
+    for case in cases.iter_mut() {
+        sets.push(prepare(gpu, &mut **case, cfg, l2)?);
+    }
+    let reader = ClockReader::new(gpu.context().uuid().map(|u| u.bytes.map(|b| b as u8))?);
+    let mut clock_samples: Vec<ClockSample> = Vec::new();
+    let timer = gpu.timer()?;
+
+    let mut samplers = Vec::with_capacity(cases.len());
+    for (case, &n_sets) in cases.iter().zip(&sets) {
+        let per_launch_ms = warm_up(gpu, &timer, &**case, n_sets, cfg)?;
+        samplers.push(Sampler::new(gpu, &**case, cfg, per_launch_ms, n_sets)?);
+    }
+    clock_samples.extend(reader.sample());
+
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
+    let started = Instant::now();
+    let per_case_ms = || started.elapsed().as_secs_f64() * 1e3 / cases.len() as f64;
+    let mut round = 0usize;
+    loop {
+        for (i, case) in cases.iter().enumerate() {
+            samples[i].push(samplers[i].sample(gpu, &timer, &**case, round)?);
+        }
+        round += 1;
+        if round.is_multiple_of(samplers[0].rounds_per_clock_read()) {
+            clock_samples.extend(reader.sample());
+        }
+        if samples
+            .iter()
+            .all(|s| cfg.stop.should_stop(s, per_case_ms()))
+        {
+            break;
+        }
+    }
+    clock_samples.extend(reader.sample());
+    let clocks = clocks::summarize(&clock_samples);
+    let clock_warning: Option<String> = clocks.as_ref().and_then(clocks::warning);
+
+    let mut out = Vec::with_capacity(cases.len());
+    for (i, case) in cases.iter().enumerate() {
+        let set_bytes = case.set_bytes();
+        let fully_cold = cfg.cache == CacheMode::Hot
+            || cold::is_fully_cold(sets[i], set_bytes, l2, cfg.l2_factor);
+        let mut warnings: Vec<String> = clock_warning.iter().cloned().collect();
+        if !fully_cold {
+            warnings.push(format!(
+                "only {} buffer sets fit the rotation cap: some L2 reuse remains in 'cold'",
+                sets[i]
+            ));
+        }
+        let s = std::mem::take(&mut samples[i]);
+        out.push(Measurement {
+            stats: summarize(&s),
+            samples_ms: s,
+            cache: cfg.cache,
+            timing: cfg.timing,
+            sets: sets[i],
+            fully_cold,
+            launches_per_sample: samplers[i].launches_per_sample(),
+            clocks: clocks.clone(),
+            warnings,
+        });
+    }
+    Ok(out)
+}
+
+/// Checks the case's buffer sets fit in free memory, then allocates them; returns the count.
+fn prepare(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig, l2: u64) -> Result<usize> {
+    let id = case.id();
     let set_bytes = case.set_bytes();
     let sets = sets_for(cfg, set_bytes, l2);
     let (free, _) = gpu.mem_info()?;
@@ -140,13 +228,23 @@ pub fn measure(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig) -> Resu
     }
     case.prepare(gpu, sets)
         .with_context(|| format!("preparing {}", id.describe()))?;
-    gpu.sync(&name, &shape)?;
+    sync_case(gpu, case)?;
+    Ok(sets)
+}
 
-    let reader = ClockReader::new(gpu.context().uuid().map(|u| u.bytes.map(|b| b as u8))?);
-    let mut clock_samples: Vec<ClockSample> = Vec::new();
-    let timer = gpu.timer()?;
+fn sync_case(gpu: &Gpu, case: &dyn BenchCase) -> Result<()> {
+    let id = case.id();
+    gpu.sync(&format!("{} {}", id.kernel, id.impl_), &id.shape.label())
+}
 
-    // Warm-up by GPU time, in doubling batches; its mean gives the per-launch estimate.
+/// Warm-up by GPU time, in doubling batches; returns the mean time per launch it saw.
+fn warm_up(
+    gpu: &Gpu,
+    timer: &Timer,
+    case: &dyn BenchCase,
+    sets: usize,
+    cfg: &MeasureConfig,
+) -> Result<f64> {
     let (mut launched, mut warm_ms, mut batch) = (0usize, 0.0f64, 1usize);
     while warm_ms < cfg.warmup_ms || launched < 3 {
         timer.start(gpu)?;
@@ -154,84 +252,75 @@ pub fn measure(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig) -> Resu
             case.launch(gpu, (launched + i) % sets)?;
         }
         timer.stop(gpu)?;
-        gpu.sync(&name, &shape)?;
+        sync_case(gpu, case)?;
         warm_ms += timer.elapsed_ms()?;
         launched += batch;
         batch = (batch * 2).min(1024);
     }
-    let per_launch_ms = warm_ms / launched as f64;
-    clock_samples.extend(reader.sample());
+    Ok(warm_ms / launched as f64)
+}
 
-    let mut samples: Vec<f64> = Vec::new();
-    let started = Instant::now();
-    let elapsed_ms = || started.elapsed().as_secs_f64() * 1e3;
-    let launches_per_sample = match cfg.timing {
-        TimingMode::Launch => {
-            let mut next = 0usize;
-            loop {
-                timer.start(gpu)?;
-                case.launch(gpu, next % sets)?;
-                timer.stop(gpu)?;
-                gpu.sync(&name, &shape)?;
-                samples.push(timer.elapsed_ms()?);
-                next += 1;
-                if samples.len().is_multiple_of(16) {
-                    clock_samples.extend(reader.sample());
-                }
-                if cfg.stop.should_stop(&samples, elapsed_ms()) {
-                    break;
-                }
-            }
-            1
-        }
-        TimingMode::Graph => {
-            let k = graph_launches(per_launch_ms, cfg.graph_target_ms, sets);
-            let graph = capture(gpu, case, k, sets)
-                .with_context(|| format!("capturing {} launches of {}", k, id.describe()))?;
-            graph.upload()?;
-            graph.launch()?;
-            gpu.sync(&name, &shape)?;
-            loop {
-                timer.start(gpu)?;
+/// How one sample of a case is taken: events around one launch, or around one replay of a
+/// graph of K launches (divided by K).
+enum Sampler {
+    Launch {
+        sets: usize,
+    },
+    Graph {
+        graph: cudarc::driver::CudaGraph,
+        k: usize,
+    },
+}
+
+impl Sampler {
+    fn new(
+        gpu: &Gpu,
+        case: &dyn BenchCase,
+        cfg: &MeasureConfig,
+        per_launch_ms: f64,
+        sets: usize,
+    ) -> Result<Self> {
+        match cfg.timing {
+            TimingMode::Launch => Ok(Sampler::Launch { sets }),
+            TimingMode::Graph => {
+                let k = graph_launches(per_launch_ms, cfg.graph_target_ms, sets);
+                let graph = capture(gpu, case, k, sets).with_context(|| {
+                    format!("capturing {} launches of {}", k, case.id().describe())
+                })?;
+                graph.upload()?;
                 graph.launch()?;
-                timer.stop(gpu)?;
-                gpu.sync(&name, &shape)?;
-                samples.push(timer.elapsed_ms()? / k as f64);
-                if samples.len().is_multiple_of(4) {
-                    clock_samples.extend(reader.sample());
-                }
-                if cfg.stop.should_stop(&samples, elapsed_ms()) {
-                    break;
-                }
+                sync_case(gpu, case)?;
+                Ok(Sampler::Graph { graph, k })
             }
-            k
         }
-    };
-    clock_samples.extend(reader.sample());
-    let clocks = clocks::summarize(&clock_samples);
-    let fully_cold =
-        cfg.cache == CacheMode::Hot || cold::is_fully_cold(sets, set_bytes, l2, cfg.l2_factor);
-    let mut warnings: Vec<String> = clocks
-        .as_ref()
-        .and_then(clocks::warning)
-        .into_iter()
-        .collect();
-    if !fully_cold {
-        warnings.push(format!(
-            "only {sets} buffer sets fit the rotation cap: some L2 reuse remains in 'cold'"
-        ));
     }
-    Ok(Measurement {
-        stats: summarize(&samples),
-        samples_ms: samples,
-        cache: cfg.cache,
-        timing: cfg.timing,
-        sets,
-        fully_cold,
-        launches_per_sample,
-        clocks,
-        warnings,
-    })
+
+    /// Sample number `n` (launch timing rotates the buffer sets with it), in ms per launch.
+    fn sample(&self, gpu: &Gpu, timer: &Timer, case: &dyn BenchCase, n: usize) -> Result<f64> {
+        timer.start(gpu)?;
+        match self {
+            Sampler::Launch { sets } => case.launch(gpu, n % sets)?,
+            Sampler::Graph { graph, .. } => graph.launch()?,
+        }
+        timer.stop(gpu)?;
+        sync_case(gpu, case)?;
+        Ok(timer.elapsed_ms()? / self.launches_per_sample() as f64)
+    }
+
+    fn launches_per_sample(&self) -> usize {
+        match self {
+            Sampler::Launch { .. } => 1,
+            Sampler::Graph { k, .. } => *k,
+        }
+    }
+
+    /// Clocks are read every 16 single launches or every 4 graph replays.
+    fn rounds_per_clock_read(&self) -> usize {
+        match self {
+            Sampler::Launch { .. } => 16,
+            Sampler::Graph { .. } => 4,
+        }
+    }
 }
 
 /// Captures `k` launches (rotating over the sets) into an instantiated graph. A failed

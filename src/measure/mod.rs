@@ -9,5 +9,5 @@ pub mod engine;
 pub mod stats;
 
 pub use case::{BenchCase, CaseId, Verification};
-pub use engine::{measure, CacheMode, MeasureConfig, Measurement, TimingMode};
+pub use engine::{measure, measure_group, CacheMode, MeasureConfig, Measurement, TimingMode};
 pub use stats::{Stats, StopRule};
