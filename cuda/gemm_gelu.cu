@@ -70,9 +70,10 @@ const char *const kNames[rlg::kVariantCount] = {
     "v7 pipelined 128x256x64, double-buffered fragments + bias+GELU epilogue",
     "v8 pipelined 128x128x32, 2 blocks per SM + bias+GELU epilogue",
     "v9 pipelined 128x256x32, 5 stages + bias+GELU epilogue",
-    "v10 best: pipelined loop, tile chosen per shape + bias+GELU epilogue",
+    "v10 pipelined loop, tile chosen per shape + bias+GELU epilogue",
     "v11 cluster split-K (DSMEM reduce, then one bias+GELU on the full sums)",
-    "v12 best: v11 with a 128x128 tile split 2 ways as a further candidate + bias+GELU epilogue",
+    "v12 v11 with a 128x128 tile split 2 ways as a further candidate + bias+GELU epilogue",
+    "v13 best: v12 with a 256x128 block tile among the candidates + bias+GELU epilogue",
 };
 
 template <int KIND>

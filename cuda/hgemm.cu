@@ -16,9 +16,10 @@ const char *const kNames[rlg::kVariantCount] = {
     "v7 pipelined: 128x256x64, 8 warps of 64x64, 4 stages, double-buffered fragments",
     "v8 pipelined 2/SM: 128x128x32, 4 warps of 64x64, 4 stages, 2 blocks per SM",
     "v9 pipelined BK32: 128x256x32, 8 warps of 64x64, 5 stages, double-buffered fragments",
-    "v10 best: pipelined loop, tile per shape (128x256, 128x128, 64x128, 64x32, 32x32)",
+    "v10 pipelined loop, tile per shape (128x256, 128x128, 64x128, 64x32, 32x32)",
     "v11 cluster split-K: v10, or 2-4 CTAs of a cluster split K of a 128x256/64x128 tile, DSMEM reduce",
-    "v12 best: v11 with a 128x128 tile split 2 ways as a further candidate (mid M)",
+    "v12 v11 with a 128x128 tile split 2 ways as a further candidate (mid M)",
+    "v13 best: v12 with a 256x128 block tile among the candidates (large grids)",
 };
 
 }  // namespace

@@ -892,8 +892,12 @@ using CfgV9 = TileCfg<128, 256, 32, 64, 64, 5, true, 16, 1>;
 using CfgW = TileCfg<64, 128, 64, 32, 64, 4, true, 8, 2>;
 using CfgT64 = TileCfg<64, 32, 128, 32, 16, 4, true, 8, 2>;
 using CfgT32 = TileCfg<32, 32, 128, 16, 16, 6, true, 8, 2>;
+// v13's tall tile: v7's with the block turned on its side (256x128x64, warp grid 4 x 2, the
+// same 64x64 warp tiles and 4 stages), 217,088 B: measured 2.5-3.4% faster than v7's 128x256
+// at 4096^3 and 8192^3 on the H200 (docs/perf-log.md, P12).
+using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 
-constexpr int kVariantCount = 12;
+constexpr int kVariantCount = 13;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -932,10 +936,11 @@ inline int smem_optin_bytes() {
   return bytes;
 }
 
-enum class V10Cfg { kV7, kV8, kW, kT64, kT32 };
+enum class V10Cfg { kV7, kV8, kW, kT64, kT32, kTall };
 
-// The cheapest config, ties to the larger tile (checked in this order).
-inline V10Cfg v10_choose(int M, int N) {
+// The cheapest config, ties to the larger tile (checked in this order). tall (v13): v13's
+// 256x128 tile is a candidate too, at its measured 103% of v7's rate per SM.
+inline V10Cfg v10_choose(int M, int N, bool tall = false) {
   V10Cfg best = V10Cfg::kV7;
   long long cost = v10_cost<CfgV7>(M, N, 100);
   const auto consider = [&](V10Cfg c, long long v) {
@@ -944,6 +949,8 @@ inline V10Cfg v10_choose(int M, int N) {
       best = c;
     }
   };
+  if (tall && smem_optin_bytes() >= CfgTall::kSmemBytes)
+    consider(V10Cfg::kTall, v10_cost<CfgTall>(M, N, 103));
   consider(V10Cfg::kV8, v10_cost<CfgV8>(M, N, 80));
   consider(V10Cfg::kW, v10_cost<CfgW>(M, N, 65));
   consider(V10Cfg::kT64, v10_cost<CfgT64>(M, N, 50));
@@ -955,13 +962,14 @@ inline V10Cfg v10_choose(int M, int N) {
 // anything else runs v5's choice of the verified generic tiled kernels.
 template <class Epi>
 int launch_v10(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
-               cudaStream_t stream) {
+               cudaStream_t stream, bool tall = false) {
   if (!vec16_ok(A, B, C, N, K, epi)) {
     if (fills_gpu(tile_count<CfgL>(M, N)))
       return launch_tiled_path<CfgL, false>(A, B, C, M, N, K, epi, stream);
     return launch_small(A, B, C, M, N, K, epi, stream);  // vec16_ok is false: generic path
   }
-  switch (v10_choose(M, N)) {
+  switch (v10_choose(M, N, tall)) {
+    case V10Cfg::kTall: return launch_pipelined_path<CfgTall>(A, B, C, M, N, K, epi, stream);
     case V10Cfg::kV7:
       // v7's 208,896 B exceed A100's 163 KB: v9's tile there (same tile, BK=32, 5 stages).
       if (smem_optin_bytes() < CfgV7::kSmemBytes)
@@ -1072,10 +1080,11 @@ enum class V11Split { kNone, kV7x2, kV7x4, kWx2, kWx4, kV8x2 };
 // The cheapest split config if it beats v10's choice (ties keep v10), else kNone. with_v8
 // (v12): 128x128 tiles split 2 ways are candidates too.
 template <class Epi>
-V11Split v11_choose(int M, int N, int K, bool with_v8) {
+V11Split v11_choose(int M, int N, int K, bool with_v8, bool tall) {
   if (K < kSplitMinK || !device_is_sm90()) return V11Split::kNone;
   double base = 0;
-  switch (v10_choose(M, N)) {
+  switch (v10_choose(M, N, tall)) {
+    case V10Cfg::kTall: base = v10_cost_k<CfgTall>(M, N, K, 103); break;
     case V10Cfg::kV7: base = v10_cost_k<CfgV7>(M, N, K, 100); break;
     case V10Cfg::kV8: base = v10_cost_k<CfgV8>(M, N, K, 80); break;
     case V10Cfg::kW: base = v10_cost_k<CfgW>(M, N, K, 65); break;
@@ -1099,19 +1108,20 @@ V11Split v11_choose(int M, int N, int K, bool with_v8) {
 }
 
 // v11: v10, except that on compute capability 9.0 with the 16-byte path a cluster split-K
-// config runs where v11_choose finds one cheaper. v12 ("best"): v11 with the 128x128 split-2
+// config runs where v11_choose finds one cheaper. v12: v11 with the 128x128 split-2
 // candidate (M ~ 256 at N = K = 4096: 64 tiles become 128 CTAs of 8 warps' worth of work).
+// v13 ("best"): v12 with the 256x128 tile (CfgTall) among v10's candidates.
 template <class Epi>
 int launch_v11(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
-               cudaStream_t stream, bool with_v8) {
+               cudaStream_t stream, bool with_v8, bool tall) {
   if (!vec16_ok(A, B, C, N, K, epi)) return launch_v10(A, B, C, M, N, K, epi, stream);
-  switch (v11_choose<Epi>(M, N, K, with_v8)) {
+  switch (v11_choose<Epi>(M, N, K, with_v8, tall)) {
     case V11Split::kV7x2: return launch_cluster_splitk<CfgV7, 2>(A, B, C, M, N, K, epi, stream);
     case V11Split::kV7x4: return launch_cluster_splitk<CfgV7, 4>(A, B, C, M, N, K, epi, stream);
     case V11Split::kWx2: return launch_cluster_splitk<CfgW, 2>(A, B, C, M, N, K, epi, stream);
     case V11Split::kWx4: return launch_cluster_splitk<CfgW, 4>(A, B, C, M, N, K, epi, stream);
     case V11Split::kV8x2: return launch_cluster_splitk<CfgV8, 2>(A, B, C, M, N, K, epi, stream);
-    default: return launch_v10(A, B, C, M, N, K, epi, stream);
+    default: return launch_v10(A, B, C, M, N, K, epi, stream, tall);
   }
 }
 
@@ -1142,8 +1152,9 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
     case 8: return launch_pipelined<CfgV8, CfgM>(a, b, c, M, N, K, epi, s);
     case 9: return launch_pipelined<CfgV9, CfgL>(a, b, c, M, N, K, epi, s);
     case 10: return launch_v10(a, b, c, M, N, K, epi, s);
-    case 11: return launch_v11(a, b, c, M, N, K, epi, s, false);
-    default: return launch_v11(a, b, c, M, N, K, epi, s, true);
+    case 11: return launch_v11(a, b, c, M, N, K, epi, s, false, false);
+    case 12: return launch_v11(a, b, c, M, N, K, epi, s, true, false);
+    default: return launch_v11(a, b, c, M, N, K, epi, s, true, true);
   }
 }
 
