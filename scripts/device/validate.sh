@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # After a kernel change, on the GPU machine: every GPU test, `roofline check` with random
 # shapes, the decode sweep, the LayerNorm target benches (cold; one launch and graph) and the
-# HGEMM variants at M=256.
+# HGEMM v12 and v13 at M=256, interleaved.
 # Logs to $OUT (at most 8 files); a short summary last on stdout.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,7 +17,7 @@ $B/roofline sweep decode --out "$OUT/decode.json" > "$OUT/decode.log" 2>&1 || ec
 {
   $B/roofline bench layernorm --rows 4096 --hidden 4096 --graph --variant all $q
   $B/roofline bench layernorm --rows 32768 --hidden 4096 --variant 2,3,4 $q
-  $B/roofline bench gemm --m 256 --n 4096 --k 4096 --variant 11,12 $q
+  $B/roofline bench gemm --m 256 --n 4096 --k 4096 --variant 12,13 --interleave $q
 } > "$OUT/benches.log" 2>&1
 echo "== summary"
 grep -E "test result|FAILED|panicked" "$OUT/gpu-tests.log" | sort | uniq -c | head -20
