@@ -181,6 +181,28 @@ pub fn pick_variants(
         .collect()
 }
 
+/// Which side of a comparison an `--impl` entry names.
+enum Side {
+    Ours,
+    Library,
+}
+
+/// `--impl` entries, in order, for kernels compared with one library: `ours` lists the names
+/// of our implementation (the first is the one the error message offers).
+fn ours_or_library(impls: &[String], ours: &[&str], library: &str) -> Result<Vec<Side>> {
+    impls
+        .iter()
+        .map(|imp| match imp.as_str() {
+            i if ours.contains(&i) => Ok(Side::Ours),
+            i if i == library => Ok(Side::Library),
+            other => Err(usage(format!(
+                "--impl '{other}': choose from {}, {library}",
+                ours[0]
+            ))),
+        })
+        .collect()
+}
+
 pub fn parse_gelu(s: &str) -> Result<i32> {
     match s {
         "tanh" => Ok(0),
@@ -303,20 +325,15 @@ impl BenchKernel {
             } => {
                 let vs = pick_variants(variant, &gemm::variants(), gemm::best(), "hgemm")?;
                 let GemmShape { m, n, k } = *shape;
-                for imp in r#impl {
-                    match imp.as_str() {
-                        "wmma" | "ours" => {
+                for side in ours_or_library(r#impl, &["wmma", "ours"], "cublas")? {
+                    match side {
+                        Side::Ours => {
                             for &v in &vs {
                                 cases.push(Box::new(HgemmCase::new(m, n, k, v, seed)));
                             }
                         }
-                        "cublas" => {
+                        Side::Library => {
                             cases.push(Box::new(CublasGemmCase::new(m, n, k, Dtype::F16, seed)))
-                        }
-                        other => {
-                            return Err(usage(format!(
-                                "--impl '{other}': choose from wmma, cublas"
-                            )))
                         }
                     }
                 }
@@ -368,27 +385,13 @@ impl BenchKernel {
             } => {
                 let vs = pick_variants(variant, &gemv::variants(), gemv::best(), "gemv")?;
                 let GemvShape { m, n, k } = *shape;
-                for imp in r#impl {
-                    match imp.as_str() {
-                        "ours" => {
-                            for &v in &vs {
-                                cases.push(Box::new(GemvCase::new(
-                                    m,
-                                    n,
-                                    k,
-                                    GemvImpl::Ours(v),
-                                    seed,
-                                )));
-                            }
-                        }
-                        "cublas" => {
-                            cases.push(Box::new(GemvCase::new(m, n, k, GemvImpl::Cublas, seed)))
-                        }
-                        other => {
-                            return Err(usage(format!(
-                                "--impl '{other}': choose from ours, cublas"
-                            )))
-                        }
+                for side in ours_or_library(r#impl, &["ours"], "cublas")? {
+                    let imps = match side {
+                        Side::Ours => vs.iter().map(|&v| GemvImpl::Ours(v)).collect(),
+                        Side::Library => vec![GemvImpl::Cublas],
+                    };
+                    for i in imps {
+                        cases.push(Box::new(GemvCase::new(m, n, k, i, seed)));
                     }
                 }
                 "cublas"
