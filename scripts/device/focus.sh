@@ -2,11 +2,8 @@
 # Targeted benchmarks for the performance targets: HGEMM best vs v7 at squares and small M,
 # every GEMV variant at the decode shapes, elementwise variants at 1 GiB, LayerNorm, the
 # fusion sweep, and the injected-fault path. Logs to $OUT (at most 8 files).
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-. scripts/device/env.sh
-OUT="${OUT:-out}"; mkdir -p "$OUT"
-B=bundle
+# shellcheck source=prelude.sh
+. "$(dirname "$0")/prelude.sh"
 q="--min-time-ms 50 --max-time-ms 600"
 {
 for n in 2048 4096 8192; do $B/roofline bench gemm --m $n --n $n --k $n --variant 7,10,11 $q --json; done

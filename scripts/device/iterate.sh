@@ -2,11 +2,8 @@
 # One development pass on the GPU machine: every GPU test, the ceilings twice, the HGEMM
 # progression at three sizes, and the decode / elementwise / fusion sweeps. At most 8 files
 # land in $OUT (the device tool's limit).
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-. scripts/device/env.sh
-OUT="${OUT:-out}"; mkdir -p "$OUT"
-B=bundle
+# shellcheck source=prelude.sh
+. "$(dirname "$0")/prelude.sh"
 {
   $B/run-gpu-tests.sh 2>&1 | grep -E "^test |test result|panicked|FAILED|^==|failures|v[0-9]+ |: " | head -200
 } > "$OUT/gpu-tests.log" 2>&1

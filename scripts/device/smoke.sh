@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # First look on a GPU machine: device info, every GPU test, the ceilings twice (they must
 # agree within 3%), and the HGEMM progression at 4096^3. Logs go to $OUT (or ./out).
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-. scripts/device/env.sh
-OUT="${OUT:-out}"; mkdir -p "$OUT"
-B=bundle
+# shellcheck source=prelude.sh
+. "$(dirname "$0")/prelude.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee "$OUT/nvidia-smi.txt"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 $B/roofline info 2>&1 | tee "$OUT/info.txt"

@@ -3,11 +3,8 @@
 # shapes, the decode sweep, the LayerNorm target benches (cold; one launch and graph) and the
 # HGEMM v12 and v13 at M=256, interleaved.
 # Logs to $OUT (at most 8 files); a short summary last on stdout.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-. scripts/device/env.sh
-OUT="${OUT:-out}"; mkdir -p "$OUT"
-B=bundle
+# shellcheck source=prelude.sh
+. "$(dirname "$0")/prelude.sh"
 q="--min-time-ms 50 --max-time-ms 600"
 $B/run-gpu-tests.sh > "$OUT/gpu-tests.log" 2>&1
 echo "gpu tests exit=$?"
