@@ -58,6 +58,7 @@ struct EpiBiasGelu {
   }
 
   bool vec_ok() const { return rlg::aligned_to(bias, 16); }
+  SlabEpi slab_epi() const { return {bias, KIND}; }
 };
 
 const char *const kNames[rlg::kVariantCount] = {
@@ -73,7 +74,8 @@ const char *const kNames[rlg::kVariantCount] = {
     "v10 pipelined loop, tile chosen per shape + bias+GELU epilogue",
     "v11 cluster split-K (DSMEM reduce, then one bias+GELU on the full sums)",
     "v12 v11 with a 128x128 tile split 2 ways as a further candidate + bias+GELU epilogue",
-    "v13 best: v12 with a 256x128 block tile among the candidates + bias+GELU epilogue",
+    "v13 v12 with a 256x128 block tile among the candidates + bias+GELU epilogue",
+    "v14 best: v13, with M <= 16 on the GEMV's slab kernels, bias+GELU at their store",
 };
 
 template <int KIND>

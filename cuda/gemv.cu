@@ -30,6 +30,7 @@
 #include <atomic>
 
 #include "common.cuh"
+#include "gemv_slab.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -560,7 +561,7 @@ inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
 
 template <bool CLUSTER>
 __global__ void __launch_bounds__(kSlabThreads, 1)
-    gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K) {
+    gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K, SlabEpi epi) {
   constexpr int LPR = kSlabLanesPerRow, COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
   extern __shared__ __align__(16) unsigned char slab_smem[];
   __half *xs = reinterpret_cast<__half *>(slab_smem);
@@ -631,7 +632,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     __syncthreads();
     for (int e = tid; e < COLS; e += kSlabThreads) {
       const int col = blockIdx.x * COLS + e;
-      if (col < N) y[col] = __float2half_rn(part[e]);
+      if (col < N) y[col] = __float2half_rn(epi(part[e], col));
     }
   } else {
 #if __CUDA_ARCH__ >= 900
@@ -640,7 +641,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     const float *p0 = cluster.map_shared_rank(part, 0), *p1 = cluster.map_shared_rank(part, 1);
     for (int e = rank * COLS / 2 + tid; e < (rank + 1) * COLS / 2; e += kSlabThreads) {
       const int col = blockIdx.x * COLS + e;
-      if (col < N) y[col] = __float2half_rn(p0[e] + p1[e]);
+      if (col < N) y[col] = __float2half_rn(epi(p0[e] + p1[e], col));
     }
     cluster.sync();  // the peer may still be reading this block's part[]
 #else
@@ -700,7 +701,8 @@ __device__ __forceinline__ void wa_warps_to_part(const WaAcc &acc, float (*red)[
 
 template <int MB, bool CLUSTER, bool WA = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
-    gemv_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K, bool xvec) {
+    gemv_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K, bool xvec,
+                  SlabEpi epi) {
   static_assert(!WA || MB == 8, "W as the A operand covers up to 8 rows");
   constexpr int JS = 8 * (MB / 4), EL = MB * kTileN;
   extern __shared__ __align__(16) unsigned char slab_smem[];
@@ -768,7 +770,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     __syncthreads();
     for (int e = threadIdx.x; e < EL; e += kSlabThreads) {
       const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e], col));
     }
   } else {
 #if __CUDA_ARCH__ >= 900
@@ -778,7 +780,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
     for (int e = lo + threadIdx.x; e < hi; e += kSlabThreads) {
       const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(p0[e] + p1[e]);
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(p0[e] + p1[e], col));
     }
     cluster.sync();  // the peer may still be reading this block's part[]
 #else
@@ -1019,40 +1021,41 @@ int v7_variant(int rows) { return rows == 1 ? 3 : 4; }
 
 template <int MB, bool CLUSTER, bool WA = false>
 cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                            cudaStream_t s) {
+                            SlabEpi epi, cudaStream_t s) {
   const bool xvec = K % 4 == 0 && (uintptr_t)x % 8 == 0;
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
                                                kSlabThreads, kSlabMmaSmem<MB>, CLUSTER ? 2 : 1,
                                                s, &attr);
-  return cudaLaunchKernelEx(&cfg, gemv_slab_mma<MB, CLUSTER, WA>, x, W, y, M, N, K, xvec);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_mma<MB, CLUSTER, WA>, x, W, y, M, N, K, xvec, epi);
 }
 
 // One v8 launch of `plan` (not kSlabNone) for `rows` <= 16 rows; wa: v9's W-as-A kernel for
-// 2..8 rows.
+// 2..8 rows. epi: applied to every result at the store (kSlabNoEpi for the GEMV itself).
 cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,
-                        int N, int K, bool wa, cudaStream_t s) {
+                        int N, int K, bool wa, SlabEpi epi, cudaStream_t s) {
   const bool small = bucket(rows) <= 8;
-  if (wa && small && plan == kSlabMma) return launch_slab_mma<8, false, true>(x, W, y, rows, N, K, s);
+  if (wa && small && plan == kSlabMma)
+    return launch_slab_mma<8, false, true>(x, W, y, rows, N, K, epi, s);
   if (wa && small && plan == kSlabMmaCluster)
-    return launch_slab_mma<8, true, true>(x, W, y, rows, N, K, s);
+    return launch_slab_mma<8, true, true>(x, W, y, rows, N, K, epi, s);
   switch (plan) {
     case kSlab1x64:
-      gemv_slab1<false>
-          <<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(x, W, y, N, K);
+      gemv_slab1<false><<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(
+          x, W, y, N, K, epi);
       return cudaSuccess;
     case kSlab1x64Cluster: {
       cudaLaunchAttribute attr;
       const cudaLaunchConfig_t cfg = launch_config(dim3((unsigned)rl_ceil_div(N, 64), 2, 1),
                                                    kSlabThreads, slab1_smem(K, 2), 2, s, &attr);
-      return cudaLaunchKernelEx(&cfg, gemv_slab1<true>, x, W, y, N, K);
+      return cudaLaunchKernelEx(&cfg, gemv_slab1<true>, x, W, y, N, K, epi);
     }
     case kSlabMma:
-      return small ? launch_slab_mma<8, false>(x, W, y, rows, N, K, s)
-                   : launch_slab_mma<16, false>(x, W, y, rows, N, K, s);
+      return small ? launch_slab_mma<8, false>(x, W, y, rows, N, K, epi, s)
+                   : launch_slab_mma<16, false>(x, W, y, rows, N, K, epi, s);
     default:
-      return small ? launch_slab_mma<8, true>(x, W, y, rows, N, K, s)
-                   : launch_slab_mma<16, true>(x, W, y, rows, N, K, s);
+      return small ? launch_slab_mma<8, true>(x, W, y, rows, N, K, epi, s)
+                   : launch_slab_mma<16, true>(x, W, y, rows, N, K, epi, s);
   }
 }
 
@@ -1164,7 +1167,7 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
   if (variant >= 8) {
     const SlabPlan plan = slab_plan(rows, N, K);
     if (plan == kSlabNone) return launch_rows(v7_variant(rows), x, W, y, ws, rows, N, K, s);
-    const cudaError_t e = launch_slab(plan, x, W, y, rows, N, K, variant == 9, s);
+    const cudaError_t e = launch_slab(plan, x, W, y, rows, N, K, variant == 9, kSlabNoEpi, s);
     const int st = rl_launch_status();
     return e != cudaSuccess ? (int)e : st;
   }
@@ -1197,6 +1200,18 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
 }
 
 }  // namespace
+
+int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                        SlabEpi epi, cudaStream_t stream, bool *launched) {
+  *launched = false;
+  if (M < 1 || M > kMaxRows || N < 1 || K < 1 || !vector_ok(W, N)) return 0;
+  const SlabPlan plan = slab_plan(M, N, K);
+  if (plan == kSlabNone) return 0;
+  *launched = true;
+  const cudaError_t e = launch_slab(plan, x, W, y, M, N, K, true, epi, stream);
+  const int st = rl_launch_status();
+  return e != cudaSuccess ? (int)e : st;
+}
 
 constexpr int kVariants = 9;
 

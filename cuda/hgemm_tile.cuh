@@ -16,6 +16,7 @@
 //     the accumulators in registers through
 //   const half *col_operand() const;  the operand (N values), and
 //   __device__ float apply1(float v, float operand) const;  one element.
+//   SlabEpi slab_epi() const;  (host) the same epilogue for the GEMV slab kernels (v14).
 //
 // Two load paths per kernel (template VEC):
 //   VEC   (N % 8 == 0, K % 8 == 0, A/B/C 16-byte aligned): 16-byte chunks; a chunk is wholly
@@ -29,6 +30,7 @@
 #include <type_traits>
 
 #include "common.cuh"
+#include "gemv_slab.cuh"
 
 namespace rlg {
 using namespace nvcuda;
@@ -89,6 +91,7 @@ struct EpiIdentity {
   __host__ __device__ const half *col_operand() const { return nullptr; }
   __device__ __forceinline__ float apply1(float v, float) const { return v; }
   bool vec_ok() const { return true; }
+  SlabEpi slab_epi() const { return kSlabNoEpi; }
 };
 
 // Shared memory after the pipeline's for a functor's column operand (BN halves).
@@ -897,7 +900,7 @@ using CfgT32 = TileCfg<32, 32, 128, 16, 16, 6, true, 8, 2>;
 // at 4096^3 and 8192^3 on the H200 (docs/perf-log.md, P12).
 using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 
-constexpr int kVariantCount = 13;
+constexpr int kVariantCount = 14;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -1154,7 +1157,13 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
     case 10: return launch_v10(a, b, c, M, N, K, epi, s);
     case 11: return launch_v11(a, b, c, M, N, K, epi, s, false, false);
     case 12: return launch_v11(a, b, c, M, N, K, epi, s, true, false);
-    default: return launch_v11(a, b, c, M, N, K, epi, s, true, true);
+    case 13: return launch_v11(a, b, c, M, N, K, epi, s, true, true);
+    default: {
+      // v14: M <= 16 on the GEMV's slabs where they suit the shape, else v13.
+      bool launched = false;
+      const int st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), s, &launched);
+      return launched ? st : launch_v11(a, b, c, M, N, K, epi, s, true, true);
+    }
   }
 }
 

@@ -10,6 +10,8 @@
 #         COMPUTE_SANITIZER   the compute-sanitizer executable (default: searched for)
 #         SANITIZE_TOOLS      subset of tools, e.g. "memcheck racecheck" (default: all four)
 #         SANITIZE_TIMEOUT_S  limit per sanitized run (default 200)
+#         SANITIZE_FILTER     only the runs whose command line matches this grep -E pattern
+#                             (e.g. "variant 1[34]" after a change to those variants)
 # Output: one log per tool ($OUT/<tool>.log), $OUT/ceilings.log, $OUT/summary.txt; the summary
 #         table (tool, runs, errors, failed runs) is printed last. Exit 1 if any sanitizer
 #         error or failed run, 2 if the tools could not be set up.
@@ -94,10 +96,26 @@ RUNS=(
   "bench gemv --impl ours --variant 9 --m 5 --n 4104 --k 4095"
   "bench gemm --impl wmma --variant 12 --m 256 --n 2048 --k 2048"
   "bench gemm-gelu --impl fused --variant 12 --m 256 --n 2048 --k 2048"
+  # v13's 256x128 tile (one per SM: a 2000x1928 output), plain and fused
+  "bench gemm --impl wmma --variant 13 --m 2000 --n 1928 --k 72"
+  "bench gemm-gelu --impl fused --variant 13 --m 2000 --n 1928 --k 72"
+  # v14's GEMV slabs with the epilogue: one row direct, W-as-A in a cluster, 16-row groups
+  "bench gemm-gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
+  "bench gemm-gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"
+  "bench gemm --impl wmma --variant 14 --m 11 --n 4104 --k 1000"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")
 done
+
+if [ -n "${SANITIZE_FILTER:-}" ]; then
+  kept=()
+  for run in "${RUNS[@]}"; do
+    if grep -Eq -- "$SANITIZE_FILTER" <<<"$run"; then kept+=("$run"); fi
+  done
+  [ "${#kept[@]}" -gt 0 ] || die "SANITIZE_FILTER '$SANITIZE_FILTER' matches no run"
+  RUNS=("${kept[@]}")
+fi
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

@@ -24,6 +24,10 @@ const SHAPES: &[(u64, u64, u64)] = &[
     (1000, 1000, 1000),
 ];
 
+/// M <= 16 where v14 runs the GEMV's slab kernels (one row, W as the A operand for 2..8 rows,
+/// 16-row MMA groups; a cluster of 2 below 132 slabs), with N and K off every tile.
+const SLAB_SHAPES: &[(u64, u64, u64)] = &[(1, 4104, 1001), (5, 2120, 77), (11, 8200, 130)];
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn every_hgemm_variant_matches_references_at_odd_shapes() {
@@ -32,7 +36,7 @@ fn every_hgemm_variant_matches_references_at_odd_shapes() {
     assert!(variants.len() >= 4, "{variants:?}");
     let mut failures = Vec::new();
     for (v, _) in &variants {
-        for (i, &(m, n, k)) in SHAPES.iter().enumerate() {
+        for (i, &(m, n, k)) in SHAPES.iter().chain(SLAB_SHAPES).enumerate() {
             let mut c = HgemmCase::new(m, n, k, *v, 100 + i as u64);
             let r = c.verify(&gpu).expect("runs");
             if !r.passed {
@@ -50,7 +54,7 @@ fn gemm_gelu_paths_match_float64_for_both_gelu_forms() {
     let mut failures = Vec::new();
     let fused: Vec<u32> = gemm_gelu::variants().iter().map(|(v, _)| *v).collect();
     let best = gemm::best();
-    for &(m, n, k) in &SHAPES[..10] {
+    for &(m, n, k) in SHAPES[..10].iter().chain(SLAB_SHAPES) {
         for kind in [0, 1] {
             let mut imps: Vec<GeluImpl> = fused.iter().map(|v| GeluImpl::Fused(*v)).collect();
             imps.push(GeluImpl::Unfused(best));

@@ -1,0 +1,29 @@
+// The GEMV slab kernels (gemv.cu, v8/v9) as a small-M GEMM for the HGEMM families (v14 of
+// hgemm.cu and gemm_gelu.cu). At M <= 16 the HGEMM's tiles waste most of every MMA and its
+// split-K ends in a reduction tail; the slabs stream W once at the read's pace and finish each
+// output in one block, so an epilogue is a few instructions at their store.
+#pragma once
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "gelu.cuh"
+
+// What the slab kernels apply to each fp32 result before the one rounding to fp16:
+// y = act(v + bias[col]); bias null: no bias; gelu -1: no activation, else rl_gelu_fused's kind.
+struct SlabEpi {
+  const __half *bias;
+  int gelu;
+
+  __device__ __forceinline__ float operator()(float v, int col) const {
+    if (bias != nullptr) v += __half2float(bias[col]);
+    return gelu < 0 ? v : rl_gelu_fused(v, gelu);
+  }
+};
+
+constexpr SlabEpi kSlabNoEpi = {nullptr, -1};
+
+// Enqueues the GEMV's best slab kernel for y = epi(x . W) when one suits the shape (M <= 16,
+// N % 8 == 0, 16-byte aligned W, a slab grid of half to one wave); *launched says whether it
+// did. Returns 0 or a cudaError_t.
+int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                        SlabEpi epi, cudaStream_t stream, bool *launched);
