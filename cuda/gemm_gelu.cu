@@ -40,8 +40,11 @@ struct EpiBiasGelu {
   const half *bias;
 
   __host__ __device__ const half *col_operand() const { return bias; }
-  __device__ __forceinline__ float apply1(float v, float b) const {
-    return rl_gelu_fused(v + b, KIND);
+  // The tanh form takes bias / 2 (prep, once per column in registers): gelu(v + b) is then
+  // rl_gelu_tanh_fast_half(fmaf(v, 0.5, b / 2)), one FFMA for the add and the halving.
+  __device__ __forceinline__ float prep(float b) const { return KIND == 0 ? 0.5f * b : b; }
+  __device__ __forceinline__ float apply1(float v, float op) const {
+    return KIND == 0 ? rl_gelu_tanh_fast_half(fmaf(v, 0.5f, op)) : rl_gelu_erf(v + op);
   }
 
   template <bool VEC>
@@ -54,7 +57,7 @@ struct EpiBiasGelu {
       for (int i = 0; i < 8; ++i) b[i] = col0 + i < N ? __half2float(__ldg(bias + col0 + i)) : 0.0f;
     }
 #pragma unroll
-    for (int i = 0; i < 8; ++i) v[i] = apply1(v[i], b[i]);
+    for (int i = 0; i < 8; ++i) v[i] = apply1(v[i], prep(b[i]));
   }
 
   bool vec_ok() const { return rlg::aligned_to(bias, 16); }

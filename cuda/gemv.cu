@@ -600,6 +600,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   };
   int k0 = kb + r;
   load(wa, k0);  // W first: its latency then covers x's
+  epi.prefetch(blockIdx.x * COLS, N);
   if (K % 8 == 0 && ((uintptr_t)x & 15) == 0) {
     for (int i = tid; i < (ke - kb) / 8; i += kSlabThreads)
       reinterpret_cast<uint4 *>(xs)[i] = __ldg(reinterpret_cast<const uint4 *>(x + kb) + i);
@@ -751,6 +752,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   int j = ga + warp;
   ld(j, wA[0], aA[0]);
   ld(j + W16, wA[1], aA[1]);
+  epi.prefetch(n0, N);
   for (; j < gb; j += 4 * W16) {
     ld(j + 2 * W16, wB[0], aB[0]);
     ld(j + 3 * W16, wB[1], aB[1]);

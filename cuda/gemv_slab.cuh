@@ -14,6 +14,14 @@ struct SlabEpi {
   const __half *bias;
   int gelu;
 
+  // At kernel start: pulls the bias of columns [col0, col0 + 64) into L2, so that the loads
+  // at the store, after the last sum, do not wait for HBM. (Holding the value in a register
+  // through the main loop instead spills in the 16-row kernel, which has 128 registers.)
+  __device__ __forceinline__ void prefetch(int col0, int N) const {
+    if (bias == nullptr || threadIdx.x >= 2) return;
+    const int col = col0 + 63 * threadIdx.x;  // first and last column: at most two lines
+    if (col < N) asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + col));
+  }
   __device__ __forceinline__ float operator()(float v, int col) const {
     if (bias != nullptr) v += __half2float(bias[col]);
     return gelu < 0 ? v : rl_gelu_fused(v, gelu);

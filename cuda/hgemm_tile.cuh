@@ -14,8 +14,10 @@
 //     (the bias). If so, the kernels of v7+ copy the block's columns of it into shared memory
 //     with the first k-tile (its latency hides under the prologue's) and apply the functor to
 //     the accumulators in registers through
-//   const half *col_operand() const;  the operand (N values), and
-//   __device__ float apply1(float v, float operand) const;  one element.
+//   const half *col_operand() const;  the operand (N values),
+//   __device__ float prep(float operand) const;  the operand as apply1 takes it (once per
+//     column where the kernel reuses it across rows), and
+//   __device__ float apply1(float v, float prepped) const;  one element.
 //   SlabEpi slab_epi() const;  (host) the same epilogue for the GEMV slab kernels (v14).
 //
 // Two load paths per kernel (template VEC):
@@ -89,6 +91,7 @@ struct EpiIdentity {
   template <bool VEC>
   __device__ __forceinline__ void apply(float (&)[8], int, int) const {}
   __host__ __device__ const half *col_operand() const { return nullptr; }
+  __device__ __forceinline__ float prep(float op) const { return op; }
   __device__ __forceinline__ float apply1(float v, float) const { return v; }
   bool vec_ok() const { return true; }
   SlabEpi slab_epi() const { return kSlabNoEpi; }
@@ -357,7 +360,7 @@ __device__ __forceinline__ void apply_in_registers(const Epi &epi,
     float op[FragC::num_elements];
 #pragma unroll
     for (int e = 0; e < FragC::num_elements; ++e)
-      op[e] = __half2float(ops[j * 16 + static_cast<int>(cols.x[e])]);
+      op[e] = epi.prep(__half2float(ops[j * 16 + static_cast<int>(cols.x[e])]));
 #pragma unroll
     for (int i = 0; i < Cfg::kFragsM; ++i)
 #pragma unroll
@@ -762,7 +765,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     if constexpr (Epi::kColOperand) {
 #pragma unroll
-      for (int i = 0; i < 8; ++i) v[i] = epi.apply1(v[i], __half2float(ops[c + i]));
+      for (int i = 0; i < 8; ++i) v[i] = epi.apply1(v[i], epi.prep(__half2float(ops[c + i])));
       store_chunk<true>(EpiIdentity{}, v, C, tm * Cfg::BM + r, tn * Cfg::BN + c, M, N);
     } else {
       store_chunk<true>(epi, v, C, tm * Cfg::BM + r, tn * Cfg::BN + c, M, N);
