@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The committed H200 report on the GPU machine: every GPU test of the bundle, then
+# `roofline report` into $OUT/h200 (7 files). One log, $OUT/run.log, so that the whole run
+# is 8 files. Copy $OUT/h200 to docs/results/h200 afterwards.
+# shellcheck source=prelude.sh
+. "$(dirname "$0")/prelude.sh"
+$B/run-gpu-tests.sh > "$OUT/run.log" 2>&1
+echo "gpu tests exit=$?" | tee -a "$OUT/run.log"
+$B/roofline report --out "$OUT/h200" >> "$OUT/run.log" 2>&1
+echo "report exit=$?" | tee -a "$OUT/run.log"
+echo "== summary"
+grep -E "test result|FAILED|panicked" "$OUT/run.log" | sort | uniq -c
+tail -4 "$OUT/run.log"
