@@ -702,6 +702,7 @@ struct SplitCfg {
   static constexpr int kChunks = kRows * kChunksPerRow;
   static_assert(SPLIT >= 2 && SPLIT <= 8 && Cfg::BM % SPLIT == 0, "cluster split");
   static_assert(kChunks % Cfg::kThreads == 0, "reduction split");
+  static_assert(Cfg::kThreads % kChunksPerRow == 0, "a thread's chunks share their columns");
   static_assert(kPartBytes <= Cfg::kSmemBytes, "partials must fit in the pipeline smem");
   static_assert((16 * kLdp * 4) % 32 == 0, "fragment store alignment");
 };
@@ -749,10 +750,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   for (int s = 0; s < SPLIT; ++s) src[s] = cluster.map_shared_rank(part, s);
   const int row_base = rank * SC::kRows;
   const int swap = chunk_swap();
+  // Every chunk of this thread has the same 8 columns (kThreads % kChunksPerRow == 0), so the
+  // functor's operands are read and prepared once, not per chunk: with 4 warps per SM (the
+  // 128x128 split-2 config at M ~ 256) the epilogue's instructions are all exposed.
+  const int c = (threadIdx.x % SC::kChunksPerRow) * 8;
+  float op[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) op[i] = Epi::kColOperand ? epi.prep(__half2float(ops[c + i])) : 0.f;
 #pragma unroll 2
   for (int chunk = threadIdx.x; chunk < SC::kChunks; chunk += Cfg::kThreads) {
     const int r = row_base + chunk / SC::kChunksPerRow;
-    const int c = (chunk % SC::kChunksPerRow) * 8;
     float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
 #pragma unroll
     for (int s = 0; s < SPLIT; ++s) {  // fixed rank order: deterministic sums
@@ -765,7 +772,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     if constexpr (Epi::kColOperand) {
 #pragma unroll
-      for (int i = 0; i < 8; ++i) v[i] = epi.apply1(v[i], epi.prep(__half2float(ops[c + i])));
+      for (int i = 0; i < 8; ++i) v[i] = epi.apply1(v[i], op[i]);
       store_chunk<true>(EpiIdentity{}, v, C, tm * Cfg::BM + r, tn * Cfg::BN + c, M, N);
     } else {
       store_chunk<true>(epi, v, C, tm * Cfg::BM + r, tn * Cfg::BN + c, M, N);
