@@ -340,6 +340,37 @@ __device__ __forceinline__ void stage_col_operand(const Epi &epi, half *dst, int
   }
 }
 
+// The functor's operand for block columns [col0, col0 + BN) into L2 (one 128-byte line per
+// thread of the first BN / 64; the 16-byte path's bias is 16-byte aligned).
+template <class Cfg, class Epi>
+__device__ __forceinline__ void prefetch_col_operand(const Epi &epi, int col0, int N) {
+  if constexpr (Epi::kColOperand) {
+    const int col = col0 + static_cast<int>(threadIdx.x) * 64;
+    if (threadIdx.x < Cfg::BN / 64 && col < N)
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(epi.col_operand() + col));
+  }
+}
+
+// The functor's operand of columns col .. col + 7 (col % 8 == 0; zeros past N), prepared.
+template <class Epi>
+__device__ __forceinline__ void load_col_operand8(const Epi &epi, int col, int N,
+                                                  float (&op)[8]) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i) op[i] = 0.0f;
+  if constexpr (Epi::kColOperand) {
+    if (col < N) {  // N % 8 == 0 on the 16-byte path: all 8 columns exist
+      const uint4 raw = __ldg(reinterpret_cast<const uint4 *>(epi.col_operand() + col));
+      const __half2 *h2 = reinterpret_cast<const __half2 *>(&raw);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float2 f = __half22float2(h2[i]);
+        op[2 * i] = epi.prep(f.x);
+        op[2 * i + 1] = epi.prep(f.y);
+      }
+    }
+  }
+}
+
 // Register epilogue: acc = epi(acc, operand of its column) for this warp's tile, whose WN
 // columns of the operand start at ops. WMMA leaves which (row, col) a fragment element holds
 // unspecified, so the warp learns it: a 16x16 tile whose entries are their own column index,
@@ -724,8 +755,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const int warp = threadIdx.x / 32;
   const int wm = warp / Cfg::kWarpsN, wn = warp % Cfg::kWarpsN;
 
-  half *ops = reinterpret_cast<half *>(smem_raw + Cfg::kSmemBytes);  // col_operand_bytes()
-  stage_col_operand<Cfg>(epi, ops, tn * Cfg::BN, N);  // committed with the first k-tile
+  // The functor's operand goes to L2 now and to registers after the main loop: staging it
+  // into smem with the first k-tile (as the pipelined kernel does) cost this kernel's fused
+  // main loop 2-6 extra integer instructions per k-tile in SASS (of 191-335).
+  prefetch_col_operand<Cfg>(epi, tn * Cfg::BN, N);
   Pipeline<Cfg, true> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
   const int per = (pipe.k_tiles + SPLIT - 1) / SPLIT;
   const int kt0 = min(rank * per, pipe.k_tiles);
@@ -735,6 +768,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   zero<Cfg>(acc);
   run_pipelined<Cfg>(pipe, wm, wn, acc);
   pipe.drain();  // all copies landed, every warp done reading the stages
+
+  // Every chunk this thread reduces below has the same 8 columns (kThreads % kChunksPerRow
+  // == 0): their operands are loaded once, here, so the L2 latency overlaps the parking.
+  const int c = (threadIdx.x % SC::kChunksPerRow) * 8;
+  float op[8];
+  load_col_operand8(epi, tn * Cfg::BN + c, N, op);
 
   float *part = reinterpret_cast<float *>(smem_raw);
 #pragma unroll
@@ -750,13 +789,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   for (int s = 0; s < SPLIT; ++s) src[s] = cluster.map_shared_rank(part, s);
   const int row_base = rank * SC::kRows;
   const int swap = chunk_swap();
-  // Every chunk of this thread has the same 8 columns (kThreads % kChunksPerRow == 0), so the
-  // functor's operands are read and prepared once, not per chunk: with 4 warps per SM (the
-  // 128x128 split-2 config at M ~ 256) the epilogue's instructions are all exposed.
-  const int c = (threadIdx.x % SC::kChunksPerRow) * 8;
-  float op[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) op[i] = Epi::kColOperand ? epi.prep(__half2float(ops[c + i])) : 0.f;
 #pragma unroll 2
   for (int chunk = threadIdx.x; chunk < SC::kChunks; chunk += Cfg::kThreads) {
     const int r = row_base + chunk / SC::kChunksPerRow;
@@ -1018,7 +1050,7 @@ cudaLaunchConfig_t cluster_launch_config(unsigned grid, cudaStream_t stream,
   cudaLaunchConfig_t lc = {};
   lc.gridDim = dim3(grid, 1, 1);
   lc.blockDim = dim3(Cfg::kThreads, 1, 1);
-  lc.dynamicSmemBytes = Cfg::kSmemBytes + col_operand_bytes<Cfg, Epi>();
+  lc.dynamicSmemBytes = Cfg::kSmemBytes;
   lc.stream = stream;
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = SPLIT;
@@ -1036,7 +1068,7 @@ int cluster_slots() {
   static const int slots = [] {
     if (!device_is_sm90()) return 0;
     constexpr auto *kernel = &cluster_splitk_kernel<Cfg, SPLIT, Epi>;
-    if (allow_smem<kernel, Cfg::kSmemBytes + col_operand_bytes<Cfg, Epi>()>() != 0) return 0;
+    if (allow_smem<kernel, Cfg::kSmemBytes>() != 0) return 0;
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t lc =
         cluster_launch_config<Cfg, SPLIT, Epi>(SPLIT, static_cast<cudaStream_t>(0), attr);
@@ -1054,7 +1086,7 @@ template <class Cfg, int SPLIT, class Epi>
 int launch_cluster_splitk(const half *A, const half *B, half *C, int M, int N, int K,
                           const Epi &epi, cudaStream_t stream) {
   constexpr auto *kernel = &cluster_splitk_kernel<Cfg, SPLIT, Epi>;
-  const int prep = allow_smem<kernel, Cfg::kSmemBytes + col_operand_bytes<Cfg, Epi>()>();
+  const int prep = allow_smem<kernel, Cfg::kSmemBytes>();
   if (prep != 0) return prep;
   const long long grid = tile_count<Cfg>(M, N) * SPLIT;  // a multiple of the cluster size
   RL_REQUIRE(grid <= 0x7fffffffLL);
