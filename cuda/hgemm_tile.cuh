@@ -11,9 +11,10 @@
 //     8 columns are < N and the functor's own operands may be read 16 bytes at a time.
 //   bool vec_ok() const;  (host) whether the functor's operands allow VEC.
 //   static constexpr bool kColOperand;  whether it reads one fp16 operand per output column
-//     (the bias). If so, the kernels of v7+ copy the block's columns of it into shared memory
-//     with the first k-tile (its latency hides under the prologue's) and apply the functor to
-//     the accumulators in registers through
+//     (the bias). If so, the pipelined kernel (v7+) copies the block's columns of it into
+//     shared memory with the first k-tile (its latency hides under the prologue's), the
+//     cluster split-K kernel (v11+) prefetches them into L2 and loads a thread's 8 into
+//     registers after its main loop, and both apply the functor in registers through
 //   const half *col_operand() const;  the operand (N values),
 //   __device__ float prep(float operand) const;  the operand as apply1 takes it (once per
 //     column where the kernel reuses it across rows), and
