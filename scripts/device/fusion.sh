@@ -5,13 +5,10 @@
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
 $B/roofline sweep fusion --out "$OUT/fusion.json" > "$OUT/fusion.log" 2>&1; echo "sweep exit=$?"
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 one="--m 2048 --n 2048 --k 2048 --min-samples 1 --max-samples 1 --warmup-ms 0 --min-time-ms 0 --no-verify"
 for what in "gemm --impl wmma" "gemm-gelu --impl fused"; do
   echo "######## $what"
-  "$NCU" --clock-control none --kernel-name regex:pipelined --launch-count 1 \
-    --section SpeedOfLight --section WarpStateStats --section InstructionStats \
-    --section LaunchStats --section SchedulerStats $B/roofline bench $what $one 2>&1
+  ncu_run --kernel-name regex:pipelined --launch-count 1 $B/roofline bench $what $one 2>&1
 done > "$OUT/ncu.txt"
 echo "== summary"
 grep -E "^  (hgemm|gemm)" "$OUT/fusion.log" | cut -c1-120

@@ -3,14 +3,11 @@
 # the cluster split-K kernels run and the fused one measured 1.04x the plain one. Logs to $OUT.
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 for m in 64 256; do
   one="--m $m --n 4096 --k 4096 --min-samples 1 --max-samples 1 --warmup-ms 0 --min-time-ms 0 --no-verify"
   for what in "gemm --impl wmma" "gemm-gelu --impl fused"; do
     echo "######## M=$m $what"
-    "$NCU" --clock-control none --kernel-name regex:cluster --launch-count 3 \
-      --section SpeedOfLight --section WarpStateStats --section InstructionStats \
-      --section LaunchStats --section SchedulerStats --section Occupancy $B/roofline bench $what $one 2>&1
+    ncu_run --kernel-name regex:cluster --launch-count 3 $B/roofline bench $what $one 2>&1
   done
 done > "$OUT/ncu.txt"
 grep -E "########|Duration|Executed Instructions |Registers Per|Warp Cycles Per Issued|Cluster|Dynamic Shared|Grid Size" "$OUT/ncu.txt"

@@ -6,3 +6,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 . scripts/device/env.sh
 OUT="${OUT:-out}"; mkdir -p "$OUT"
 B=bundle
+# Nsight Compute with the sections the profiling scripts read, GPU clocks left as they are
+# (the device tool's rule); extra arguments: kernel filter, launch count, the command.
+NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+ncu_run() {
+  "$NCU" --clock-control none --section SpeedOfLight --section WarpStateStats \
+    --section InstructionStats --section LaunchStats --section SchedulerStats \
+    --section Occupancy "$@"
+}
