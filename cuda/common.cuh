@@ -23,3 +23,6 @@ static inline cudaStream_t rl_stream(void *s) { return reinterpret_cast<cudaStre
 
 // Number of SMs of the current device, cached once per process (launchers size grids by it).
 int rl_sm_count();
+// Whether the current device has compute capability >= 9.0 (thread-block clusters,
+// programmatic dependent launch), cached once per process; false if the query fails.
+bool rl_cc9_or_newer();

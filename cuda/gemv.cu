@@ -845,15 +845,7 @@ int mma_splits(int MB, int N, int K) {
   return splits_for(tiles_for(N), K, occ, kMaxSplitsWs);
 }
 
-bool cluster_capable() {
-  static const bool ok = [] {
-    int dev = 0, major = 0;
-    return cudaGetDevice(&dev) == cudaSuccess &&
-           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-           major >= 9;
-  }();
-  return ok;
-}
+bool cluster_capable() { return rl_cc9_or_newer(); }
 
 // Launch configuration of `threads`-thread blocks with `smem` dynamic bytes; S > 1 makes
 // the blocks (1, S) clusters along y, through *attr (storage the caller keeps alive).

@@ -20,7 +20,8 @@ const char *const kNames[rlg::kVariantCount] = {
     "v11 cluster split-K: v10, or 2-4 CTAs of a cluster split K of a 128x256/64x128 tile, DSMEM reduce",
     "v12 v11 with a 128x128 tile split 2 ways as a further candidate (mid M)",
     "v13 v12 with a 256x128 block tile among the candidates (large grids)",
-    "v14 best: v13, with M <= 16 on the GEMV's slab kernels (W streamed once, no split-K tail)",
+    "v14 v13, with M <= 16 on the GEMV's slab kernels (W streamed once, no split-K tail)",
+    "v15 best: v14 with a 128x128 tile of 8 warps (64x32) split 2 ways among the mid-M candidates",
 };
 
 }  // namespace

@@ -942,8 +942,12 @@ using CfgT32 = TileCfg<32, 32, 128, 16, 16, 6, true, 8, 2>;
 // same 64x64 warp tiles and 4 stages), 217,088 B: measured 2.5-3.4% faster than v7's 128x256
 // at 4096^3 and 8192^3 on the H200 (docs/perf-log.md, P12).
 using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
+// v15's mid-M tile for cluster split-K: 128x128x64 with 8 warps of 64x32 (two per scheduler
+// where v8's 4 warps of 64x64 leave one), 4 stages = 143,360 B, one CTA per SM. Measured
+// 35.0 vs 38.6 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
+using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 14;
+constexpr int kVariantCount = 15;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -1121,12 +1125,13 @@ double v10_cost_k(int M, int N, int K, int eff_pct) {
   return static_cast<double>(v10_cost<Cfg>(M, N, eff_pct)) * K;
 }
 
-enum class V11Split { kNone, kV7x2, kV7x4, kWx2, kWx4, kV8x2 };
+enum class V11Split { kNone, kV7x2, kV7x4, kWx2, kWx4, kV8x2, kQx2 };
 
 // The cheapest split config if it beats v10's choice (ties keep v10), else kNone. with_v8
-// (v12): 128x128 tiles split 2 ways are candidates too.
+// (v12): 128x128 tiles split 2 ways are candidates too; with_q (v15): v15's 128x128 tile of 8
+// warps split 2 ways, at its measured 88% of v7's rate per SM (v8's tile: 80).
 template <class Epi>
-V11Split v11_choose(int M, int N, int K, bool with_v8, bool tall) {
+V11Split v11_choose(int M, int N, int K, bool with_v8, bool tall, bool with_q) {
   if (K < kSplitMinK || !device_is_sm90()) return V11Split::kNone;
   double base = 0;
   switch (v10_choose(M, N, tall)) {
@@ -1150,23 +1155,26 @@ V11Split v11_choose(int M, int N, int K, bool with_v8, bool tall) {
   consider(V11Split::kWx2, split_cost<CfgW, 2, Epi>(M, N, K, 65));
   consider(V11Split::kWx4, split_cost<CfgW, 4, Epi>(M, N, K, 65));
   if (with_v8) consider(V11Split::kV8x2, split_cost<CfgV8, 2, Epi>(M, N, K, 80));
+  if (with_q) consider(V11Split::kQx2, split_cost<CfgQ, 2, Epi>(M, N, K, 88));
   return best;
 }
 
 // v11: v10, except that on compute capability 9.0 with the 16-byte path a cluster split-K
 // config runs where v11_choose finds one cheaper. v12: v11 with the 128x128 split-2
 // candidate (M ~ 256 at N = K = 4096: 64 tiles become 128 CTAs of 8 warps' worth of work).
-// v13 ("best"): v12 with the 256x128 tile (CfgTall) among v10's candidates.
+// v13: v12 with the 256x128 tile (CfgTall) among v10's candidates. v15: v13 with CfgQ split
+// 2 ways among the split candidates.
 template <class Epi>
 int launch_v11(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
-               cudaStream_t stream, bool with_v8, bool tall) {
+               cudaStream_t stream, bool with_v8, bool tall, bool with_q = false) {
   if (!vec16_ok(A, B, C, N, K, epi)) return launch_v10(A, B, C, M, N, K, epi, stream);
-  switch (v11_choose<Epi>(M, N, K, with_v8, tall)) {
+  switch (v11_choose<Epi>(M, N, K, with_v8, tall, with_q)) {
     case V11Split::kV7x2: return launch_cluster_splitk<CfgV7, 2>(A, B, C, M, N, K, epi, stream);
     case V11Split::kV7x4: return launch_cluster_splitk<CfgV7, 4>(A, B, C, M, N, K, epi, stream);
     case V11Split::kWx2: return launch_cluster_splitk<CfgW, 2>(A, B, C, M, N, K, epi, stream);
     case V11Split::kWx4: return launch_cluster_splitk<CfgW, 4>(A, B, C, M, N, K, epi, stream);
     case V11Split::kV8x2: return launch_cluster_splitk<CfgV8, 2>(A, B, C, M, N, K, epi, stream);
+    case V11Split::kQx2: return launch_cluster_splitk<CfgQ, 2>(A, B, C, M, N, K, epi, stream);
     default: return launch_v10(A, B, C, M, N, K, epi, stream, tall);
   }
 }
@@ -1202,10 +1210,11 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
     case 12: return launch_v11(a, b, c, M, N, K, epi, s, true, false);
     case 13: return launch_v11(a, b, c, M, N, K, epi, s, true, true);
     default: {
-      // v14: M <= 16 on the GEMV's slabs where they suit the shape, else v13.
+      // v14: M <= 16 on the GEMV's slabs where they suit the shape, else v13. v15: the same,
+      // with v15's split candidate.
       bool launched = false;
       const int st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), s, &launched);
-      return launched ? st : launch_v11(a, b, c, M, N, K, epi, s, true, true);
+      return launched ? st : launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15);
     }
   }
 }

@@ -18,6 +18,11 @@
 //       Everything else takes v2. (A parallel-Welford merge in place of the shifted sums
 //       measured 11% slower than v2: its shuffle/divide chain sits on every row's path.)
 //   v5: v4 with the two-pass statistics of v2 (mean, then squared deviations from registers).
+//   v6: v4 launched with programmatic dependent launch (sm_90): each block lets the next
+//       kernel in the stream launch as soon as it starts, and waits for the previous kernel to
+//       finish (griddepcontrol.wait) before its first global access. Back to back, the next
+//       launch's blocks are already resident, waiting, while this one drains; the results and
+//       their ordering are exactly v4's. Below compute capability 9.0, v4.
 #include "common.cuh"
 
 namespace {
@@ -258,10 +263,18 @@ bool launch_v2(const __half *x, const __half *g, const __half *b, __half *y, int
 // block exchange); the shift keeps the sums small where the mean is large against the spread.
 // TWO_PASS true (v5): the mean, then the sum of squared deviations from the registers (two
 // exchanges, exact). Either way each gamma/beta vector is loaded once for both rows.
-template <int VPT, bool TWO_PASS>
+// PDL (v6): the launch was made with programmatic stream serialization allowed; the block
+// releases its dependents at once and waits for its own predecessor before touching memory.
+template <int VPT, bool TWO_PASS, bool PDL>
 __global__ void __launch_bounds__(128)
     ln_two_rows(const __half *x, const __half *gamma, const __half *beta, __half *y, int rows,
                 int hidden, float inv_hidden, float eps) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (PDL) {
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+  }
+#endif
   __shared__ float red[2][4][4];
   const int tr = threadIdx.x, lane = tr & 31, warp = tr >> 5;
   const long long r0 = 2LL * blockIdx.x;
@@ -357,29 +370,52 @@ __global__ void __launch_bounds__(128)
   }
 }
 
-// v4 / v5 (TWO_PASS) where they apply (16-byte path, 128 < hidden / 8 <= 512); false: use v2.
-template <bool TWO_PASS>
-bool launch_two_rows(const __half *x, const __half *g, const __half *b, __half *y, int rows, int hidden,
-               float eps, cudaStream_t s) {
+// One launch of ln_two_rows; PDL: with programmatic stream serialization (v6).
+template <int VPT, bool TWO_PASS, bool PDL>
+cudaError_t launch_two_rows_kernel(const __half *x, const __half *g, const __half *b, __half *y,
+                                   int rows, int hidden, float eps, cudaStream_t s) {
+  const unsigned grid = (unsigned)rl_ceil_div(rows, 2);
+  const float inv = 1.0f / hidden;
+  if constexpr (!PDL) {
+    ln_two_rows<VPT, TWO_PASS, false><<<grid, 128, 0, s>>>(x, g, b, y, rows, hidden, inv, eps);
+    return cudaSuccess;
+  } else {
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3(grid, 1, 1);
+    lc.blockDim = dim3(128, 1, 1);
+    lc.stream = s;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    return cudaLaunchKernelEx(&lc, ln_two_rows<VPT, TWO_PASS, true>, x, g, b, y, rows, hidden,
+                              inv, eps);
+  }
+}
+
+// v4 / v5 (TWO_PASS) / v6 (PDL) where they apply (16-byte path, 128 < hidden / 8 <= 512);
+// false: use v2. A refused launch is reported through *err.
+template <bool TWO_PASS, bool PDL>
+bool launch_two_rows(const __half *x, const __half *g, const __half *b, __half *y, int rows,
+                     int hidden, float eps, cudaStream_t s, cudaError_t *err) {
   const bool vec = hidden % 8 == 0 && (uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0 &&
                    (uintptr_t)g % 16 == 0 && (uintptr_t)b % 16 == 0;
   const int nv = hidden / 8;
   if (!vec || nv <= 128 || nv > 512) return false;
-  const int grid = (int)rl_ceil_div(rows, 2);
-  const float inv = 1.0f / hidden;
   if (nv <= 256)
-    ln_two_rows<2, TWO_PASS><<<grid, 128, 0, s>>>(x, g, b, y, rows, hidden, inv, eps);
+    *err = launch_two_rows_kernel<2, TWO_PASS, PDL>(x, g, b, y, rows, hidden, eps, s);
   else if (nv <= 384)
-    ln_two_rows<3, TWO_PASS><<<grid, 128, 0, s>>>(x, g, b, y, rows, hidden, inv, eps);
+    *err = launch_two_rows_kernel<3, TWO_PASS, PDL>(x, g, b, y, rows, hidden, eps, s);
   else
-    ln_two_rows<4, TWO_PASS><<<grid, 128, 0, s>>>(x, g, b, y, rows, hidden, inv, eps);
+    *err = launch_two_rows_kernel<4, TWO_PASS, PDL>(x, g, b, y, rows, hidden, eps, s);
   return true;
 }
 }  // namespace
 
 extern "C" int rl_layernorm(int variant, const void *x, const void *gamma, const void *beta,
                             void *y, int rows, int hidden, float eps, void *stream) {
-  RL_REQUIRE(variant >= 1 && variant <= 5 && x != nullptr && gamma != nullptr &&
+  RL_REQUIRE(variant >= 1 && variant <= 6 && x != nullptr && gamma != nullptr &&
              beta != nullptr && y != nullptr && rows >= 1 && hidden >= 1);
   const __half *xh = static_cast<const __half *>(x);
   const __half *gh = static_cast<const __half *>(gamma);
@@ -387,25 +423,33 @@ extern "C" int rl_layernorm(int variant, const void *x, const void *gamma, const
   __half *yh = static_cast<__half *>(y);
   cudaStream_t s = rl_stream(stream);
   bool done = false;
+  cudaError_t err = cudaSuccess;
   switch (variant) {
     case 2: done = launch_v2<false>(xh, gh, bh, yh, rows, hidden, eps, s); break;
     case 3: done = launch_v2<true>(xh, gh, bh, yh, rows, hidden, eps, s); break;
     case 4:
-      done = launch_two_rows<false>(xh, gh, bh, yh, rows, hidden, eps, s) ||
+      done = launch_two_rows<false, false>(xh, gh, bh, yh, rows, hidden, eps, s, &err) ||
              launch_v2<false>(xh, gh, bh, yh, rows, hidden, eps, s);
       break;
     case 5:
-      done = launch_two_rows<true>(xh, gh, bh, yh, rows, hidden, eps, s) ||
+      done = launch_two_rows<true, false>(xh, gh, bh, yh, rows, hidden, eps, s, &err) ||
+             launch_v2<false>(xh, gh, bh, yh, rows, hidden, eps, s);
+      break;
+    case 6:
+      done = (rl_cc9_or_newer() &&
+              launch_two_rows<false, true>(xh, gh, bh, yh, rows, hidden, eps, s, &err)) ||
+             launch_two_rows<false, false>(xh, gh, bh, yh, rows, hidden, eps, s, &err) ||
              launch_v2<false>(xh, gh, bh, yh, rows, hidden, eps, s);
       break;
     default: break;  // v1
   }
   if (!done)
     ln_v1<<<rows, kV1Threads, 0, s>>>(xh, gh, bh, yh, hidden, 1.0f / hidden, eps);
+  if (err != cudaSuccess) return (int)err;
   return rl_launch_status();
 }
 
-extern "C" int rl_layernorm_variant_count(void) { return 5; }
+extern "C" int rl_layernorm_variant_count(void) { return 6; }
 
 extern "C" const char *rl_layernorm_variant_name(int variant) {
   switch (variant) {
@@ -414,6 +458,7 @@ extern "C" const char *rl_layernorm_variant_name(int variant) {
     case 3: return "v3 v2 with gamma/beta loaded with the row, before the statistics";
     case 4: return "v4 two rows per block, one-pass shifted statistics (hidden 1032..4096), else v2";
     case 5: return "v5 v4 with two-pass statistics from the registers (exact), else v2";
+    case 6: return "v6 v4 with programmatic dependent launch (sm_90: the next launch waits resident)";
     default: return nullptr;
   }
 }

@@ -28,6 +28,16 @@ int rl_sm_count() {
   return cached;
 }
 
+bool rl_cc9_or_newer() {
+  static const bool yes = [] {
+    int dev = 0, major = 0;
+    return cudaGetDevice(&dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+           major >= 9;
+  }();
+  return yes;
+}
+
 // Writes far outside any allocation so the launch faults with an illegal address.
 __global__ void rl_fault_kernel(float *p) { p[threadIdx.x] = 1.0f; }
 

@@ -96,6 +96,10 @@ RUNS=(
   "bench gemv --impl ours --variant 9 --m 5 --n 4104 --k 4095"
   "bench gemm --impl wmma --variant 12 --m 256 --n 2048 --k 2048"
   "bench gemm-gelu --impl fused --variant 12 --m 256 --n 2048 --k 2048"
+  # v15's 128x128 tile of 8 warps split 2 ways (64 tiles), plain and fused; LayerNorm v6 (PDL)
+  "bench gemm --impl wmma --variant 15 --m 500 --n 2040 --k 2056"
+  "bench gemm-gelu --impl fused --variant 15 --m 500 --n 2040 --k 2056"
+  "bench layernorm --variant 6 --rows 5 --hidden 2056"
   # v13's 256x128 tile (one per SM: a 2000x1928 output), plain and fused
   "bench gemm --impl wmma --variant 13 --m 2000 --n 1928 --k 72"
   "bench gemm-gelu --impl fused --variant 13 --m 2000 --n 1928 --k 72"

@@ -128,7 +128,12 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
             } else {
                 &[128, 256, 512, 1024, 2048, 4096, 8192]
             };
+            // Ours and cuBLAS interleaved per size: a compute-bound GEMM's clocks depend on
+            // what ran before it (the H200 boosts for ~100 ms, then settles lower under the
+            // power cap), so timed one after the other their ratio would carry the order of
+            // the sweep; interleaved, both see the same state.
             for &n in sizes {
+                let from = p.len();
                 push(
                     &mut p,
                     "square",
@@ -141,17 +146,20 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
                     CublasGemmCase::new(n, n, n, Dtype::F16, o.seed),
                     cold,
                 );
+                group_from(&mut p, from);
             }
-            // The progression v1..vN at the sizes the targets name.
+            // The progression v1..vN at the sizes the targets name, interleaved per size.
             let prog: &[u64] = if o.quick {
                 &[4096]
             } else {
                 &[2048, 4096, 8192]
             };
             for &n in prog {
+                let from = p.len();
                 for (v, _) in gemm::variants().into_iter().filter(|(v, _)| *v != best_v) {
                     push(&mut p, "square", HgemmCase::new(n, n, n, v, o.seed), cold);
                 }
+                group_from(&mut p, from);
             }
         }
         Sweep::Fusion => {
@@ -467,11 +475,43 @@ mod tests {
             assert_ne!(pair[0].0, pair[1].0);
         }
         // Other sweeps time each case alone.
-        for sweep in [Sweep::Square, Sweep::Decode, Sweep::Elementwise] {
+        for sweep in [Sweep::Decode, Sweep::Elementwise] {
             assert!(plan(sweep, &SweepOpts::default())
                 .iter()
                 .all(|x| x.group == 0));
         }
+    }
+
+    #[test]
+    fn square_interleaves_ours_with_cublas_and_the_progression_per_size() {
+        let p = plan(Sweep::Square, &SweepOpts::default());
+        assert!(p.iter().all(|x| x.group != 0));
+        let best = format!("v{}", gemm::best());
+        for size in [128u64, 8192] {
+            let label = format!("{size}x{size}x{size}");
+            let pair: Vec<&Planned> = p
+                .iter()
+                .filter(|x| {
+                    let id = x.case.id();
+                    id.shape.label() == label && (id.impl_ == "cublas" || id.variant == best)
+                })
+                .collect();
+            assert_eq!(pair.len(), 2, "{label}");
+            assert_eq!(
+                pair[0].group, pair[1].group,
+                "{label}: ours and cuBLAS together"
+            );
+        }
+        // Every variant but best at 8192^3 in one group, apart from the pair.
+        let prog: Vec<&Planned> = p
+            .iter()
+            .filter(|x| {
+                let id = x.case.id();
+                id.shape.label() == "8192x8192x8192" && id.impl_ != "cublas" && id.variant != best
+            })
+            .collect();
+        assert_eq!(prog.len(), gemm::variants().len() - 1);
+        assert!(prog.iter().all(|x| x.group == prog[0].group));
     }
 
     #[test]

@@ -13,9 +13,11 @@ pub const EPS: f32 = 1e-5;
 /// Rows checked against float64 at most (evenly spread beyond that).
 pub const MAX_CHECKED_ROWS: usize = 512;
 
-/// The variant "best" means: v4 (two rows per block, one-pass shifted statistics): faster than
-/// v2 at 4096x4096 and equal at 32768x4096 on the H200 (docs/perf-log.md).
-pub const BEST: u32 = 4;
+/// The variant "best" means: v6 (v4 launched with programmatic dependent launch): v4's
+/// kernel, with the next launch's blocks resident and waiting while one drains; 4096x4096 in
+/// graph timing 18.3 vs 19.4 us on the H200, equal at 32768x4096 (docs/perf-log.md). Below
+/// compute capability 9.0 it runs v4.
+pub const BEST: u32 = 6;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
