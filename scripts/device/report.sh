@@ -4,8 +4,10 @@
 # is 8 files. Copy $OUT/h200 to docs/results/h200 afterwards.
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
-$B/run-gpu-tests.sh > "$OUT/run.log" 2>&1
-echo "gpu tests exit=$?" | tee -a "$OUT/run.log"
+if [ -z "${SKIP_TESTS:-}" ]; then  # SKIP_TESTS=1: the tests already ran on these kernels
+  $B/run-gpu-tests.sh > "$OUT/run.log" 2>&1
+  echo "gpu tests exit=$?" | tee -a "$OUT/run.log"
+fi
 $B/roofline report --out "$OUT/h200" >> "$OUT/run.log" 2>&1
 echo "report exit=$?" | tee -a "$OUT/run.log"
 echo "== summary"
