@@ -40,7 +40,7 @@ def main(path):
         c = find("square", "hgemm", "cublas", m=n, n=n, k=n)
         if o and c:
             row(f"HGEMM {n}³, ours {o['variant']} vs cuBLAS", o, c,
-                f"{100 * c['median_ms'] / o['median_ms']:.0f}% of cuBLAS")
+                f"{100 * c['median_ms'] / o['median_ms']:.1f}% of cuBLAS")
     for m in (1, 16, 256):
         o = find("fusion", "gemm_bias_gelu", "ours", m=m, n=4096, k=4096)
         lt = find("fusion", "gemm_bias_gelu", "cublaslt", m=m, n=4096, k=4096)

@@ -21,7 +21,7 @@ def main(path):
     for n, goal in ((2048, 45), (4096, 60), (8192, 60)):
         o, c = get("square", "hgemm", "ours", m=n, n=n, k=n), get("square", "hgemm", "cublas", m=n, n=n, k=n)
         pct = 100 * o["tflops"] / c["tflops"]
-        line(pct >= goal, f"HGEMM {n}^3: {o['tflops']:.0f} vs cuBLAS {c['tflops']:.0f} TFLOP/s = {pct:.0f}% (>= {goal}%)")
+        line(pct >= goal, f"HGEMM {n}^3: {o['tflops']:.0f} vs cuBLAS {c['tflops']:.0f} TFLOP/s = {pct:.1f}% (>= {goal}%)")
 
     shapes = sorted({(r["shape"]["m"], r["shape"]["n"], r["shape"]["k"]) for r in recs
                      if r["experiment"] == "fusion"})
