@@ -1,7 +1,7 @@
 // Development probe (not part of the product): times forced HGEMM tile / cluster split-K
 // configs against the dispatching variant at mid M (N = K = 4096), to choose the next
-// variant's candidates. Built and run on the GPU machine by midm_tiles.sh:
-//   nvcc -std=c++17 -O3 -arch=sm_90a -Icuda midm_tiles.cu cuda/{runtime,gemv,hgemm}.cu
+// variant's candidates. Built here by scripts/device/probes/build.sh (into target/probes/,
+// also compiled by CI) and run on the GPU machine by scripts/device/midm-tiles.sh.
 // Timing: one launch per sample between CUDA events, cold L2 (the launches rotate over
 // kSets buffer sets, > 3x L2), candidates interleaved round by round, medians.
 #include <algorithm>
