@@ -944,7 +944,7 @@ using CfgT32 = TileCfg<32, 32, 128, 16, 16, 6, true, 8, 2>;
 using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // v15's mid-M tile for cluster split-K: 128x128x64 with 8 warps of 64x32 (two per scheduler
 // where v8's 4 warps of 64x64 leave one), 4 stages = 143,360 B, one CTA per SM. Measured
-// 35.0 vs 38.6 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
+// 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
 constexpr int kVariantCount = 15;
