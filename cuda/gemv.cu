@@ -23,6 +23,9 @@
 //       tensor-core groups. Shapes whose slabs would not fill the GPU take v7's kernels.
 //   v9: v8 with W as the MMA's A operand and x^T as B for 2..8 rows: 4 MMAs per 16 x 64 group
 //       instead of 8 (the 8 columns of B are the rows of x, none wasted on zero rows).
+//  v10: v9 with a lean main loop for 2..16 rows where K % 16 == 0: no guarded loads, row
+//       pointers stepped by a constant, a rolling ring of 3-4 groups in flight (else v9).
+//  v11: v10 with those groups issued and multiplied in batches where a warp has >= 4 batches.
 // v2..v6 need N % 8 == 0 and a 16-byte aligned W; otherwise they use a scalar-column kernel.
 // Launches cover at most 16 rows of x; larger M is done in chunks of 16 rows.
 #include <cooperative_groups.h>
@@ -700,12 +703,64 @@ __device__ __forceinline__ void wa_warps_to_part(const WaAcc &acc, float (*red)[
   }
 }
 
+// One group of a tensor-core slab: W as the A operand (WA, <= 8 rows) or v4's groups.
+template <int MB, bool WA>
+__device__ __forceinline__ void slab_group_compute(MmaAcc<MB> &acc, WaAcc &wacc,
+                                                   const uint4 (&w)[4], const uint2 (&a)[2]) {
+  if constexpr (WA)
+    wa_group_compute(wacc, w, a[0]);
+  else
+    mma_group_compute<MB>(acc, w, a);
+}
+
+// The 16 warps' accumulators of a slab block into part[m * 64 + col] (before its barrier).
+template <int MB, bool WA>
+__device__ __forceinline__ void slab_warps_to_part(const MmaAcc<MB> &acc, const WaAcc &wacc,
+                                                   float (*red)[32][8 * (MB / 4) + 1],
+                                                   float *part) {
+  if constexpr (WA)
+    wa_warps_to_part<kSlabWarps, kSlabThreads>(wacc, red, part);  // MB == 8: red is [32][17]
+  else
+    mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
+}
+
+// The end of a tensor-core slab: part[m * 64 + col] holds the block's M x 64 sums (written
+// before this call, not yet behind a barrier). Without a cluster the block stores its tile;
+// with the (1, 2) cluster each rank stores half of it from both blocks' part[] (DSMEM).
+template <int MB, bool CLUSTER>
+__device__ __forceinline__ void slab_store_tile(const float *part, __half *y, int M, int N,
+                                                int n0, const SlabEpi &epi) {
+  constexpr int EL = MB * kTileN;
+  if constexpr (!CLUSTER) {
+    __syncthreads();
+    for (int e = threadIdx.x; e < EL; e += kSlabThreads) {
+      const int m = e / kTileN, col = n0 + e % kTileN;
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e], col));
+    }
+  } else {
+#if __CUDA_ARCH__ >= 900
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // both partial tiles complete and visible
+    const float *p0 = cluster.map_shared_rank(part, 0), *p1 = cluster.map_shared_rank(part, 1);
+    const int rank = (int)cluster.block_rank();
+    const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
+    for (int e = lo + threadIdx.x; e < hi; e += kSlabThreads) {
+      const int m = e / kTileN, col = n0 + e % kTileN;
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(p0[e] + p1[e], col));
+    }
+    cluster.sync();  // the peer may still be reading this block's part[]
+#else
+    __trap();  // never launched: the host only uses clusters on sm_90
+#endif
+  }
+}
+
 template <int MB, bool CLUSTER, bool WA = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K, bool xvec,
                   SlabEpi epi) {
   static_assert(!WA || MB == 8, "W as the A operand covers up to 8 rows");
-  constexpr int JS = 8 * (MB / 4), EL = MB * kTileN;
+  constexpr int JS = 8 * (MB / 4);
   extern __shared__ __align__(16) unsigned char slab_smem[];
   float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
   float *part = reinterpret_cast<float *>(slab_smem) + kSlabWarps * 32 * (JS + 1);
@@ -717,21 +772,10 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   const int S = gridDim.y, rank = blockIdx.y;
   const int groups = (K + 15) / 16;
   const int ga = (int)((long long)groups * rank / S), gb = (int)((long long)groups * (rank + 1) / S);
-  MmaAcc<MB> acc;
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-#pragma unroll
-    for (int j = 0; j < MB / 4; ++j) acc.v[i][j] = 0.0f;
-  WaAcc wacc;
-#pragma unroll
-  for (int i = 0; i < 4; ++i)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) wacc.v[i][j] = 0.0f;
+  MmaAcc<MB> acc = {};  // zeros; the W-as-A kernels use wacc instead
+  WaAcc wacc = {};
   const auto compute = [&](const uint4(&w)[4], const uint2(&a)[2]) {
-    if constexpr (WA)
-      wa_group_compute(wacc, w, a[0]);
-    else
-      mma_group_compute<MB>(acc, w, a);
+    slab_group_compute<MB, WA>(acc, wacc, w, a);
   };
   // Group gi of W and x; zeros past the block's range (gi is warp-uniform: no divergence).
   auto ld = [&](int gi, uint4(&w)[4], uint2(&a)[2]) {
@@ -764,31 +808,106 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     compute(wB[1], aB[1]);
   }
   // The 16 warps' accumulators through smem (same mapping as gemv_mma), into part[m][col].
-  if constexpr (WA)
-    wa_warps_to_part<kSlabWarps, kSlabThreads>(wacc, red, part);
-  else
-    mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
-  if constexpr (!CLUSTER) {
-    __syncthreads();
-    for (int e = threadIdx.x; e < EL; e += kSlabThreads) {
-      const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e], col));
+  slab_warps_to_part<MB, WA>(acc, wacc, red, part);
+  slab_store_tile<MB, CLUSTER>(part, y, M, N, n0, epi);
+}
+
+// ---------------------------------------------------------------- v10: lean slab loop
+// v9's slabs for 2..16 rows (W as the A operand for 2..8 rows, v4's groups for 9..16; same
+// grid, split, reduction and store) with a main loop that does little but the loads and the
+// MMAs. In v9's SASS a group of 16 rows costs ~90 instructions, most of them rebuilding four
+// 64-bit row addresses and choosing between guarded and unguarded paths; here ~35:
+// - only shapes with K % 16 == 0 and x 8-byte aligned come here (no partial groups, x one
+//   8-byte load), so no load is guarded;
+// - a lane past N loads column N - 8 and a lane past M loads row M - 1 of x: their sums land
+//   only in outputs that are never stored (in an MMA a row of A or a column of B reaches only
+//   its own row or column of D);
+// - four row pointers and the x pointers advance by a constant step (16 warps x 16 rows);
+// - P groups in flight per warp in a rolling register ring: group i + P is issued as soon as
+//   group i is multiplied, instead of v9's two-group batches.
+template <int MB>
+constexpr int kV10Depth = MB == 8 ? 4 : 3;  // groups in flight per warp, within 128 registers
+
+// BATCH (v11): where a warp has at least 4 P groups, its steady state issues P groups together
+// and multiplies them together (no branches there; ptxas then computes all P before issuing
+// the next P). ptxas puts every W load of a warp on one scoreboard, so the wait before a
+// group also waits for the groups issued after it: the rolling ring then brings one group
+// per memory latency, a batch P of them. Rolling stays ahead with few groups per warp (it
+// starts multiplying sooner); measured on the H200: 4096^2 (cluster of 2, 8 groups per warp)
+// rolling is faster, 8192^2 (32 groups per warp) batches are.
+template <int MB, bool CLUSTER, bool BATCH = false>
+__global__ void __launch_bounds__(kSlabThreads, 1)
+    gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                  SlabEpi epi) {
+  constexpr bool WA = MB == 8;
+  constexpr int P = kV10Depth<MB>, XR = MB / 8, JS = 8 * (MB / 4);
+  extern __shared__ __align__(16) unsigned char slab_smem[];
+  float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
+  float *part = reinterpret_cast<float *>(slab_smem) + kSlabWarps * 32 * (JS + 1);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * kTileN;
+  const int n = min(n0 + g * 8, N - 8);  // N % 8 == 0
+  const int groups = K / 16, S = gridDim.y, rank = blockIdx.y;
+  const int ga = (int)((long long)groups * rank / S), gb = (int)((long long)groups * (rank + 1) / S);
+  const int first = ga + warp;  // this warp: groups first, first + 16, ... < gb
+  const int cnt = first < gb ? (gb - first + kSlabWarps - 1) / kSlabWarps : 0;
+  const size_t step = (size_t)kSlabWarps * 16 * N;
+  const __half *w0 = W + (size_t)(first * 16 + 4 * t) * N + n;
+  const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
+  const __half *xp[XR];
+#pragma unroll
+  for (int r = 0; r < XR; ++r) xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + first * 16 + 4 * t;
+  epi.prefetch(n0, N);
+
+  MmaAcc<MB> acc = {};  // zeros; the W-as-A kernels use wacc instead
+  WaAcc wacc = {};
+
+  uint4 wb[P][4];
+  uint2 ab[P][2];
+  const auto load = [&](uint4(&w)[4], uint2(&a)[2]) {
+    w[0] = ldg_stream(w0);
+    w[1] = ldg_stream(w1);
+    w[2] = ldg_stream(w2);
+    w[3] = ldg_stream(w3);
+    w0 += step;
+    w1 += step;
+    w2 += step;
+    w3 += step;
+#pragma unroll
+    for (int r = 0; r < XR; ++r) {
+      a[r] = __ldg(reinterpret_cast<const uint2 *>(xp[r]));
+      xp[r] += kSlabWarps * 16;
     }
-  } else {
-#if __CUDA_ARCH__ >= 900
-    cg::cluster_group cluster = cg::this_cluster();
-    cluster.sync();  // both partial tiles complete and visible
-    const float *p0 = cluster.map_shared_rank(part, 0), *p1 = cluster.map_shared_rank(part, 1);
-    const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
-    for (int e = lo + threadIdx.x; e < hi; e += kSlabThreads) {
-      const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(p0[e] + p1[e], col));
+  };
+  const auto compute = [&](const uint4(&w)[4], const uint2(&a)[2]) {
+    slab_group_compute<MB, WA>(acc, wacc, w, a);
+  };
+#pragma unroll
+  for (int u = 0; u < P; ++u)
+    if (u < cnt) load(wb[u], ab[u]);
+  int i = 0;
+  if (BATCH && cnt >= 4 * P) {
+    for (; i + 2 * P <= cnt; i += P) {
+#pragma unroll
+      for (int u = 0; u < P; ++u) {
+        compute(wb[u], ab[u]);
+        load(wb[u], ab[u]);
+      }
     }
-    cluster.sync();  // the peer may still be reading this block's part[]
-#else
-    __trap();  // never launched: the host only uses clusters on sm_90
-#endif
   }
+  for (; i < cnt; i += P) {
+#pragma unroll
+    for (int u = 0; u < P; ++u) {
+      if (i + u < cnt) {
+        compute(wb[u], ab[u]);
+        if (i + u + P < cnt) load(wb[u], ab[u]);
+      }
+    }
+  }
+
+  slab_warps_to_part<MB, WA>(acc, wacc, red, part);
+  slab_store_tile<MB, CLUSTER>(part, y, M, N, n0, epi);
 }
 
 // ---------------------------------------------------------------- host side
@@ -971,10 +1090,17 @@ bool slab_setup() {
                          slab_attr<&gemv_slab_mma<8, true>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_mma<16, true>>(kSlabMmaSmem<16>) &
                          slab_attr<&gemv_slab_mma<8, false, true>>(kSlabMmaSmem<8>) &
-                         slab_attr<&gemv_slab_mma<8, true, true>>(kSlabMmaSmem<8>);
+                         slab_attr<&gemv_slab_mma<8, true, true>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_v10<8, false>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_v10<8, true>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_v10<16, false>>(kSlabMmaSmem<16>) &
+                         slab_attr<&gemv_slab_v10<16, true>>(kSlabMmaSmem<16>) &
+                         slab_attr<&gemv_slab_v10<8, false, true>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_v10<8, true, true>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_v10<16, false, true>>(kSlabMmaSmem<16>) &
+                         slab_attr<&gemv_slab_v10<16, true, true>>(kSlabMmaSmem<16>);
   return ok;
 }
-
 // (1, 2) clusters of a slab kernel (512 threads, `smem` dynamic bytes) resident at once.
 template <auto *KERNEL, int SMEM>
 int slab_max_clusters() {
@@ -1024,11 +1150,49 @@ cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, 
   return cudaLaunchKernelEx(&cfg, gemv_slab_mma<MB, CLUSTER, WA>, x, W, y, M, N, K, xvec, epi);
 }
 
+template <int MB, bool CLUSTER, bool BATCH>
+cudaError_t launch_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                            SlabEpi epi, cudaStream_t s) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
+                                               kSlabThreads, kSlabMmaSmem<MB>, CLUSTER ? 2 : 1,
+                                               s, &attr);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_v10<MB, CLUSTER, BATCH>, x, W, y, M, N, K, epi);
+}
+
+int v10_max_clusters(bool small) {
+  return small ? slab_max_clusters<&gemv_slab_v10<8, true>, kSlabMmaSmem<8>>()
+               : slab_max_clusters<&gemv_slab_v10<16, true>, kSlabMmaSmem<16>>();
+}
+
+// Whether v10's kernel takes a tensor-core slab launch of `plan`: K a whole number of 16-row
+// groups, x 8-byte aligned, and (with the cluster) all of its clusters resident.
+bool v10_takes(SlabPlan plan, const __half *x, int rows, int N, int K) {
+  if (rows < 2 || K % 16 != 0 || (uintptr_t)x % 8 != 0) return false;
+  if (plan == kSlabMma) return true;
+  return plan == kSlabMmaCluster && v10_max_clusters(bucket(rows) <= 8) >= tiles_for(N);
+}
+
 // One v8 launch of `plan` (not kSlabNone) for `rows` <= 16 rows; wa: v9's W-as-A kernel for
-// 2..8 rows. epi: applied to every result at the store (kSlabNoEpi for the GEMV itself).
+// 2..8 rows; lean: v10's kernels where they apply. epi: applied to every result at the store
+// (kSlabNoEpi for the GEMV itself).
 cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,
-                        int N, int K, bool wa, SlabEpi epi, cudaStream_t s) {
+                        int N, int K, bool wa, int lean, SlabEpi epi, cudaStream_t s) {
   const bool small = bucket(rows) <= 8;
+  if (lean == 10 && v10_takes(plan, x, rows, N, K)) {
+    if (plan == kSlabMma)
+      return small ? launch_slab_v10<8, false, false>(x, W, y, rows, N, K, epi, s)
+                   : launch_slab_v10<16, false, false>(x, W, y, rows, N, K, epi, s);
+    return small ? launch_slab_v10<8, true, false>(x, W, y, rows, N, K, epi, s)
+                 : launch_slab_v10<16, true, false>(x, W, y, rows, N, K, epi, s);
+  }
+  if (lean == 11 && v10_takes(plan, x, rows, N, K)) {
+    if (plan == kSlabMma)
+      return small ? launch_slab_v10<8, false, true>(x, W, y, rows, N, K, epi, s)
+                   : launch_slab_v10<16, false, true>(x, W, y, rows, N, K, epi, s);
+    return small ? launch_slab_v10<8, true, true>(x, W, y, rows, N, K, epi, s)
+                 : launch_slab_v10<16, true, true>(x, W, y, rows, N, K, epi, s);
+  }
   if (wa && small && plan == kSlabMma)
     return launch_slab_mma<8, false, true>(x, W, y, rows, N, K, epi, s);
   if (wa && small && plan == kSlabMmaCluster)
@@ -1060,7 +1224,9 @@ int splits(int variant, int rows, int N, int K) {
     case 3: return fma_splits(MB, N, K);
     case 4: return mma_splits(MB, N, K);
     case 8:
-    case 9: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
+    case 9:
+    case 10:
+    case 11: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
     default: return 1;
   }
 }
@@ -1078,6 +1244,10 @@ size_t workspace_bytes(int variant, int N, int K) {
     return 0;
   }
   if (variant >= 8) slab_setup();  // the smem attributes now, not in a capture
+  if (variant >= 10) {  // v10's cluster residency queries now, not in a capture
+    v10_max_clusters(true);
+    v10_max_clusters(false);
+  }
   if (variant != 3 && variant != 4 && variant < 8) return 0;
   if (N % 8 != 0) return 0;  // scalar path (W alignment is only known at launch: then unused)
   int smax = 1;  // the bucket with the most splits sizes the workspace, so any M fits it
@@ -1161,7 +1331,9 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
   if (variant >= 8) {
     const SlabPlan plan = slab_plan(rows, N, K);
     if (plan == kSlabNone) return launch_rows(v7_variant(rows), x, W, y, ws, rows, N, K, s);
-    const cudaError_t e = launch_slab(plan, x, W, y, rows, N, K, variant == 9, kSlabNoEpi, s);
+    const cudaError_t e =
+        launch_slab(plan, x, W, y, rows, N, K, variant >= 9, variant >= 10 ? variant : 0,
+                    kSlabNoEpi, s);
     const int st = rl_launch_status();
     return e != cudaSuccess ? (int)e : st;
   }
@@ -1202,12 +1374,12 @@ int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int 
   const SlabPlan plan = slab_plan(M, N, K);
   if (plan == kSlabNone) return 0;
   *launched = true;
-  const cudaError_t e = launch_slab(plan, x, W, y, M, N, K, true, epi, stream);
+  const cudaError_t e = launch_slab(plan, x, W, y, M, N, K, true, 0, epi, stream);
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
 }
 
-constexpr int kVariants = 9;
+constexpr int kVariants = 11;
 
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
@@ -1262,6 +1434,8 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 7: return "v7 v3 for a single row, v4 for 2..16 rows (per 16-row chunk)";
     case 8: return "v8 slabs: a 512-thread block streams K for 64 columns (cluster of 2 at most), no split-K tail";
     case 9: return "v9 v8 with W as the MMA A operand for 2..8 rows (half the MMAs)";
+    case 10: return "v10 v9 with a lean 2..16-row loop: unguarded loads, stepped pointers, rolling ring";
+    case 11: return "v11 v10 with the groups in flight issued and multiplied in batches (>= 4 batches per warp)";
     default: return nullptr;
   }
 }

@@ -107,6 +107,14 @@ RUNS=(
   "bench gemm-gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
   "bench gemm-gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"
   "bench gemm --impl wmma --variant 14 --m 11 --n 4104 --k 1000"
+  # GEMV v10's lean loop (K % 16 == 0): 2..8 and 9..16 rows, without and with the cluster;
+  # v11's batches (16 / 12 groups per warp: the branch-free steady state)
+  "bench gemv --impl ours --variant 10 --m 3 --n 8200 --k 1040"
+  "bench gemv --impl ours --variant 10 --m 6 --n 4104 --k 1040"
+  "bench gemv --impl ours --variant 10 --m 12 --n 8200 --k 1024"
+  "bench gemv --impl ours --variant 10 --m 11 --n 4104 --k 1024"
+  "bench gemv --impl ours --variant 11 --m 3 --n 8200 --k 4096"
+  "bench gemv --impl ours --variant 11 --m 12 --n 8200 --k 3072"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")

@@ -45,6 +45,14 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         (3, 8200, 999),
         (5, 4104, 4095),
         (8, 4096, 2048),
+        // v10's lean loop (K % 16 == 0): 2..8 rows in the cluster of 2 with a partial last
+        // slab and 65 groups (warps with unequal counts), 9..16 rows without a cluster (129
+        // slabs, the last one partial) and with it.
+        (6, 4104, 1040),
+        (12, 8200, 1024),
+        (11, 4096, 4096),
+        // v11's batches: 16 groups per warp (2..8 rows, 129 slabs, the last one partial).
+        (5, 8200, 4096),
     ];
     let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
     for (v, _) in gemv::variants() {

@@ -10,11 +10,11 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v9, v8's slab kernels (no split-K tail) with W as the MMA's A
-/// operand for 2..8 rows; v8 measured faster than v7 at every M = 1..16 at 4096^2 and 8192^2
-/// on the H200, and v9 3-5% faster than v8 at M = 2..8 (the same kernel elsewhere;
-/// docs/perf-log.md).
-pub const BEST: u32 = 9;
+/// The variant "best" means: v11, v9's slab kernels with a lean 2..16-row loop (v10) whose
+/// groups in flight go in batches where a warp has many of them. On the H200 v10 measured
+/// 2-9% faster than v9 at 2..16 rows at 4096^2, and v11 2-5% faster than v10 at 8192^2 (the
+/// same kernel elsewhere; docs/perf-log.md).
+pub const BEST: u32 = 11;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
