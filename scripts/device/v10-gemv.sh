@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# GEMV v10 / v11 (the lean 2..16-row slab loops, rolling and batched): the GEMV GPU tests, compute-sanitizer over v10's
-# paths, then v9, v10 and v11 interleaved (cold L2, one launch and graph) at M = 1..16 for N = K =
-# 4096 and 8192. Logs to $OUT; the comparison table is printed last.
+# GEMV v10 / v11 (the lean 2..16-row slab loops, rolling and batched): the GEMV GPU tests,
+# compute-sanitizer over v10's and v11's paths, then v9, v10 and v11 interleaved (cold L2, one
+# launch and graph) at M = 1..16 for N = K = 4096 and 8192. Logs to $OUT; the comparison
+# table is printed last.
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
 $B/tests/gpu_memory_bound --ignored --test-threads=1 gemv > "$OUT/gpu-gemv.log" 2>&1
