@@ -225,6 +225,20 @@ __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, i
   tn = in_group / rows;
 }
 
+// A block's output tile (tm, tn) from its linear tile index, and this warp's place (wm, wn)
+// in it: the prologue of every one-tile-per-block kernel.
+template <class Cfg>
+struct TilePos {
+  int tm, tn, wm, wn;
+  __device__ __forceinline__ TilePos(int tile, int M, int N) {
+    tile_coords<Cfg::kGroupM>(tile, static_cast<int>(rl_ceil_div(M, Cfg::BM)),
+                              static_cast<int>(rl_ceil_div(N, Cfg::BN)), tm, tn);
+    const int warp = threadIdx.x / 32;
+    wm = warp / Cfg::kWarpsN;
+    wn = warp % Cfg::kWarpsN;
+  }
+};
+
 // Streams successive ROWS x COLS tiles of a row-major matrix X (leading dimension ld) into
 // smem tiles of LDS halves per row, moving by (DR, DC) elements after each tile. A thread
 // owns one column of 16-byte chunks (VEC) or of elements (!VEC) and every kRowStep-th row of
@@ -520,12 +534,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     tiled_wmma_kernel(const half *__restrict__ A, const half *__restrict__ B,
                       half *__restrict__ C, int M, int N, int K, Epi epi) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
-  const int tiles_m = static_cast<int>(rl_ceil_div(M, Cfg::BM));
-  const int tiles_n = static_cast<int>(rl_ceil_div(N, Cfg::BN));
-  int tm, tn;
-  tile_coords<Cfg::kGroupM>(blockIdx.x, tiles_m, tiles_n, tm, tn);
-  const int warp = threadIdx.x / 32;
-  const int wm = warp / Cfg::kWarpsN, wn = warp % Cfg::kWarpsN;
+  const TilePos<Cfg> at(blockIdx.x, M, N);
+  const int tm = at.tm, tn = at.tn, wm = at.wm, wn = at.wn, warp = threadIdx.x / 32;
 
   Pipeline<Cfg, VEC> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
   pipe.start(tm * Cfg::BM, tn * Cfg::BN);
@@ -688,12 +698,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_wmma_kernel(const half *__restrict__ A, const half *__restrict__ B,
                           half *__restrict__ C, int M, int N, int K, Epi epi) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
-  const int tiles_m = static_cast<int>(rl_ceil_div(M, Cfg::BM));
-  const int tiles_n = static_cast<int>(rl_ceil_div(N, Cfg::BN));
-  int tm, tn;
-  tile_coords<Cfg::kGroupM>(blockIdx.x, tiles_m, tiles_n, tm, tn);
-  const int warp = threadIdx.x / 32;
-  const int wm = warp / Cfg::kWarpsN, wn = warp % Cfg::kWarpsN;
+  const TilePos<Cfg> at(blockIdx.x, M, N);
+  const int tm = at.tm, tn = at.tn, wm = at.wm, wn = at.wn, warp = threadIdx.x / 32;
 
   half *ops = reinterpret_cast<half *>(smem_raw + Cfg::kSmemBytes);  // col_operand_bytes()
   stage_col_operand<Cfg>(epi, ops, tn * Cfg::BN, N);  // committed with k-tile 0
@@ -749,12 +755,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
-  const int tiles_m = static_cast<int>(rl_ceil_div(M, Cfg::BM));
-  const int tiles_n = static_cast<int>(rl_ceil_div(N, Cfg::BN));
-  int tm, tn;
-  tile_coords<Cfg::kGroupM>(blockIdx.x / SPLIT, tiles_m, tiles_n, tm, tn);
-  const int warp = threadIdx.x / 32;
-  const int wm = warp / Cfg::kWarpsN, wn = warp % Cfg::kWarpsN;
+  const TilePos<Cfg> at(blockIdx.x / SPLIT, M, N);  // the cluster's SPLIT CTAs share one tile
+  const int tm = at.tm, tn = at.tn, wm = at.wm, wn = at.wn;
 
   // The functor's operand goes to L2 now and to registers after the main loop: staging it
   // into smem with the first k-tile (as the pipelined kernel does) cost this kernel's fused

@@ -435,10 +435,10 @@ extern "C" int rl_layernorm(int variant, const void *x, const void *gamma, const
       done = launch_two_rows<true, false>(xh, gh, bh, yh, rows, hidden, eps, s, &err) ||
              launch_v2<false>(xh, gh, bh, yh, rows, hidden, eps, s);
       break;
-    case 6:
-      done = (rl_cc9_or_newer() &&
-              launch_two_rows<false, true>(xh, gh, bh, yh, rows, hidden, eps, s, &err)) ||
-             launch_two_rows<false, false>(xh, gh, bh, yh, rows, hidden, eps, s, &err) ||
+    case 6:  // PDL where the device has it, else v4's launch; v2 where the shape does not fit
+      done = (rl_cc9_or_newer()
+                  ? launch_two_rows<false, true>(xh, gh, bh, yh, rows, hidden, eps, s, &err)
+                  : launch_two_rows<false, false>(xh, gh, bh, yh, rows, hidden, eps, s, &err)) ||
              launch_v2<false>(xh, gh, bh, yh, rows, hidden, eps, s);
       break;
     default: break;  // v1
