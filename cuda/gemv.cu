@@ -830,11 +830,11 @@ constexpr int kV10Depth = MB == 8 ? 4 : 3;  // groups in flight per warp, within
 
 // BATCH (v11): where a warp has at least 4 P groups, its steady state issues P groups together
 // and multiplies them together (no branches there; ptxas then computes all P before issuing
-// the next P). ptxas puts every W load of a warp on one scoreboard, so the wait before a
-// group also waits for the groups issued after it: the rolling ring then brings one group
-// per memory latency, a batch P of them. Rolling stays ahead with few groups per warp (it
-// starts multiplying sooner); measured on the H200: 4096^2 (cluster of 2, 8 groups per warp)
-// rolling is faster, 8192^2 (32 groups per warp) batches are.
+// the next P). The reading behind it: ptxas puts every W load of a warp on one scoreboard, so
+// a rolling wait before a group also waits for the groups issued after it, where a batch
+// waits once per P groups. Measured on the H200: at 4096^2 (cluster of 2, 8 groups per warp)
+// rolling is faster, at 8192^2 (32 groups per warp) batches are, by 2-5%; under Nsight
+// Compute the two differ by 3% (docs/perf-log.md, GEMV v10 / v11).
 template <int MB, bool CLUSTER, bool BATCH = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
