@@ -1160,39 +1160,42 @@ cudaError_t launch_slab_v10(const __half *x, const __half *W, __half *y, int M, 
   return cudaLaunchKernelEx(&cfg, gemv_slab_v10<MB, CLUSTER, BATCH>, x, W, y, M, N, K, epi);
 }
 
+// (1, 2) clusters of the v10 (BATCH: v11) kernel for 2..8 (small) or 9..16 rows resident at
+// once.
+template <bool BATCH>
 int v10_max_clusters(bool small) {
-  return small ? slab_max_clusters<&gemv_slab_v10<8, true>, kSlabMmaSmem<8>>()
-               : slab_max_clusters<&gemv_slab_v10<16, true>, kSlabMmaSmem<16>>();
+  return small ? slab_max_clusters<&gemv_slab_v10<8, true, BATCH>, kSlabMmaSmem<8>>()
+               : slab_max_clusters<&gemv_slab_v10<16, true, BATCH>, kSlabMmaSmem<16>>();
 }
 
-// Whether v10's kernel takes a tensor-core slab launch of `plan`: K a whole number of 16-row
-// groups, x 8-byte aligned, and (with the cluster) all of its clusters resident.
-bool v10_takes(SlabPlan plan, const __half *x, int rows, int N, int K) {
+// Launches v10's (BATCH: v11's) kernel for a tensor-core slab plan where it applies: K a whole
+// number of 16-row groups, x 8-byte aligned, and (with the cluster) all of its clusters
+// resident. false: it does not apply, nothing was launched.
+template <bool BATCH>
+bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
+                int K, SlabEpi epi, cudaStream_t s, cudaError_t *err) {
   if (rows < 2 || K % 16 != 0 || (uintptr_t)x % 8 != 0) return false;
-  if (plan == kSlabMma) return true;
-  return plan == kSlabMmaCluster && v10_max_clusters(bucket(rows) <= 8) >= tiles_for(N);
+  const bool small = bucket(rows) <= 8;
+  if (plan == kSlabMma) {
+    *err = small ? launch_slab_v10<8, false, BATCH>(x, W, y, rows, N, K, epi, s)
+                 : launch_slab_v10<16, false, BATCH>(x, W, y, rows, N, K, epi, s);
+    return true;
+  }
+  if (plan != kSlabMmaCluster || v10_max_clusters<BATCH>(small) < tiles_for(N)) return false;
+  *err = small ? launch_slab_v10<8, true, BATCH>(x, W, y, rows, N, K, epi, s)
+               : launch_slab_v10<16, true, BATCH>(x, W, y, rows, N, K, epi, s);
+  return true;
 }
 
 // One v8 launch of `plan` (not kSlabNone) for `rows` <= 16 rows; wa: v9's W-as-A kernel for
-// 2..8 rows; lean: v10's kernels where they apply. epi: applied to every result at the store
-// (kSlabNoEpi for the GEMV itself).
+// 2..8 rows; lean: 10 or 11 for v10's or v11's kernels where they apply, else 0. epi: applied
+// to every result at the store (kSlabNoEpi for the GEMV itself).
 cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,
                         int N, int K, bool wa, int lean, SlabEpi epi, cudaStream_t s) {
   const bool small = bucket(rows) <= 8;
-  if (lean == 10 && v10_takes(plan, x, rows, N, K)) {
-    if (plan == kSlabMma)
-      return small ? launch_slab_v10<8, false, false>(x, W, y, rows, N, K, epi, s)
-                   : launch_slab_v10<16, false, false>(x, W, y, rows, N, K, epi, s);
-    return small ? launch_slab_v10<8, true, false>(x, W, y, rows, N, K, epi, s)
-                 : launch_slab_v10<16, true, false>(x, W, y, rows, N, K, epi, s);
-  }
-  if (lean == 11 && v10_takes(plan, x, rows, N, K)) {
-    if (plan == kSlabMma)
-      return small ? launch_slab_v10<8, false, true>(x, W, y, rows, N, K, epi, s)
-                   : launch_slab_v10<16, false, true>(x, W, y, rows, N, K, epi, s);
-    return small ? launch_slab_v10<8, true, true>(x, W, y, rows, N, K, epi, s)
-                 : launch_slab_v10<16, true, true>(x, W, y, rows, N, K, epi, s);
-  }
+  cudaError_t err = cudaSuccess;
+  if (lean == 10 && launch_v10<false>(plan, x, W, y, rows, N, K, epi, s, &err)) return err;
+  if (lean == 11 && launch_v10<true>(plan, x, W, y, rows, N, K, epi, s, &err)) return err;
   if (wa && small && plan == kSlabMma)
     return launch_slab_mma<8, false, true>(x, W, y, rows, N, K, epi, s);
   if (wa && small && plan == kSlabMmaCluster)
@@ -1244,9 +1247,11 @@ size_t workspace_bytes(int variant, int N, int K) {
     return 0;
   }
   if (variant >= 8) slab_setup();  // the smem attributes now, not in a capture
-  if (variant >= 10) {  // v10's cluster residency queries now, not in a capture
-    v10_max_clusters(true);
-    v10_max_clusters(false);
+  if (variant >= 10) {  // v10's / v11's cluster residency queries now, not in a capture
+    v10_max_clusters<false>(true);
+    v10_max_clusters<false>(false);
+    v10_max_clusters<true>(true);
+    v10_max_clusters<true>(false);
   }
   if (variant != 3 && variant != 4 && variant < 8) return 0;
   if (N % 8 != 0) return 0;  // scalar path (W alignment is only known at launch: then unused)
