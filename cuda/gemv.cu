@@ -1101,6 +1101,7 @@ bool slab_setup() {
                          slab_attr<&gemv_slab_v10<16, true, true>>(kSlabMmaSmem<16>);
   return ok;
 }
+
 // (1, 2) clusters of a slab kernel (512 threads, `smem` dynamic bytes) resident at once.
 template <auto *KERNEL, int SMEM>
 int slab_max_clusters() {
