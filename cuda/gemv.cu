@@ -1082,6 +1082,14 @@ bool slab_attr(int bytes) {
       (cudaGetLastError(), false);
   return ok;
 }
+// The smem attributes of v10's (BATCH: v11's) four kernels.
+template <bool BATCH>
+bool v10_attrs() {
+  return slab_attr<&gemv_slab_v10<8, false, BATCH>>(kSlabMmaSmem<8>) &
+         slab_attr<&gemv_slab_v10<8, true, BATCH>>(kSlabMmaSmem<8>) &
+         slab_attr<&gemv_slab_v10<16, false, BATCH>>(kSlabMmaSmem<16>) &
+         slab_attr<&gemv_slab_v10<16, true, BATCH>>(kSlabMmaSmem<16>);
+}
 bool slab_setup() {
   static const bool ok = slab_attr<&gemv_slab1<false>>(kSlabXSmemMax) &
                          slab_attr<&gemv_slab1<true>>(kSlabXSmemMax) &
@@ -1091,14 +1099,7 @@ bool slab_setup() {
                          slab_attr<&gemv_slab_mma<16, true>>(kSlabMmaSmem<16>) &
                          slab_attr<&gemv_slab_mma<8, false, true>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_mma<8, true, true>>(kSlabMmaSmem<8>) &
-                         slab_attr<&gemv_slab_v10<8, false>>(kSlabMmaSmem<8>) &
-                         slab_attr<&gemv_slab_v10<8, true>>(kSlabMmaSmem<8>) &
-                         slab_attr<&gemv_slab_v10<16, false>>(kSlabMmaSmem<16>) &
-                         slab_attr<&gemv_slab_v10<16, true>>(kSlabMmaSmem<16>) &
-                         slab_attr<&gemv_slab_v10<8, false, true>>(kSlabMmaSmem<8>) &
-                         slab_attr<&gemv_slab_v10<8, true, true>>(kSlabMmaSmem<8>) &
-                         slab_attr<&gemv_slab_v10<16, false, true>>(kSlabMmaSmem<16>) &
-                         slab_attr<&gemv_slab_v10<16, true, true>>(kSlabMmaSmem<16>);
+                         v10_attrs<false>() & v10_attrs<true>();
   return ok;
 }
 
@@ -1248,11 +1249,10 @@ size_t workspace_bytes(int variant, int N, int K) {
     return 0;
   }
   if (variant >= 8) slab_setup();  // the smem attributes now, not in a capture
-  if (variant >= 10) {  // v10's / v11's cluster residency queries now, not in a capture
-    v10_max_clusters<false>(true);
-    v10_max_clusters<false>(false);
-    v10_max_clusters<true>(true);
-    v10_max_clusters<true>(false);
+  if (variant == 10 || variant == 11) {  // its cluster residency queries now, not in a capture
+    const bool batch = variant == 11;
+    for (const bool small : {true, false})
+      (void)(batch ? v10_max_clusters<true>(small) : v10_max_clusters<false>(small));
   }
   if (variant != 3 && variant != 4 && variant < 8) return 0;
   if (N % 8 != 0) return 0;  // scalar path (W alignment is only known at launch: then unused)
