@@ -516,7 +516,7 @@ mod tests {
                 .map(|id| format!("{} {}", id.impl_, id.variant))
                 .collect()
         };
-        for size in [128u64, 8192] {
+        for size in [128u64, 256, 512, 1024, 2048, 4096, 8192] {
             let ids = at(&format!("{size}x{size}x{size}"));
             assert!(ids.iter().any(|d| d.ends_with(&best)), "{size}: ours");
             assert!(
