@@ -237,25 +237,38 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
             for &nk in &[4096u64, 8192] {
                 for cache in [CacheMode::Cold, CacheMode::Hot] {
                     let cfg = o.cfg(cache, TimingMode::Launch);
-                    // The floor no GEMV can beat: one read of W.
+                    // The floor no GEMV can beat: one read of W. Cold, it is timed interleaved
+                    // with the GEMVs (ours and cuBLAS, M <= 16) that the targets compare with
+                    // it, so that drifts of the GPU between cases (clocks, HBM temperature)
+                    // cannot bend their ratios; hot L2 cannot be interleaved.
+                    let from = p.len();
                     push(&mut p, "decode", ReadCase::new(2 * nk * nk, o.seed), cfg);
-                    for &m in ms {
-                        if m <= 16 {
-                            push(
-                                &mut p,
-                                "decode",
-                                GemvCase::new(m, nk, nk, GemvImpl::Ours(v_gemv), o.seed),
-                                cfg,
-                            );
-                        } else {
-                            p.push(Planned {
-                                experiment: "decode",
-                                case: Box::new(HgemmCase::new(m, nk, nk, v_gemm, o.seed)),
-                                cfg,
-                                relabel: Some(("gemv".into(), format!("hgemm-v{v_gemm}"))),
-                                group: 0,
-                            });
-                        }
+                    for &m in ms.iter().filter(|&&m| m <= 16) {
+                        push(
+                            &mut p,
+                            "decode",
+                            GemvCase::new(m, nk, nk, GemvImpl::Ours(v_gemv), o.seed),
+                            cfg,
+                        );
+                        push(
+                            &mut p,
+                            "decode",
+                            GemvCase::new(m, nk, nk, GemvImpl::Cublas, o.seed),
+                            cfg,
+                        );
+                    }
+                    if cache == CacheMode::Cold {
+                        group_from(&mut p, from);
+                    }
+                    // Larger batches run our HGEMM, recorded in the GEMV series; timed alone.
+                    for &m in ms.iter().filter(|&&m| m > 16) {
+                        p.push(Planned {
+                            experiment: "decode",
+                            case: Box::new(HgemmCase::new(m, nk, nk, v_gemm, o.seed)),
+                            cfg,
+                            relabel: Some(("gemv".into(), format!("hgemm-v{v_gemm}"))),
+                            group: 0,
+                        });
                         push(
                             &mut p,
                             "decode",
@@ -264,8 +277,9 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
                         );
                     }
                 }
-                // Back-to-back decode steps: graph timing, cold.
+                // Back-to-back decode steps: graph timing, cold, interleaved with the read.
                 let g = o.cfg(CacheMode::Cold, TimingMode::Graph);
+                let from = p.len();
                 push(&mut p, "decode", ReadCase::new(2 * nk * nk, o.seed), g);
                 for m in [1u64, 16] {
                     push(
@@ -281,6 +295,7 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
                         g,
                     );
                 }
+                group_from(&mut p, from);
             }
         }
         Sweep::Elementwise => {
@@ -423,6 +438,7 @@ pub fn check_fits(gpu: &Gpu, plan: &[Planned]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::schema::Shape;
 
     #[test]
     fn plans_cover_the_article_and_quick_is_smaller() {
@@ -455,6 +471,46 @@ mod tests {
         assert!(p
             .iter()
             .any(|x| x.relabel.as_ref().is_some_and(|(k, _)| k == "gemv")));
+    }
+
+    #[test]
+    fn decode_times_the_read_interleaved_with_the_small_batches_when_cold() {
+        let p = plan(Sweep::Decode, &SweepOpts::default());
+        let mut cold_groups = 0;
+        for (i, x) in p.iter().enumerate() {
+            let d = x.case.id().describe();
+            if !d.starts_with("read") {
+                continue;
+            }
+            let members: Vec<&Planned> = p[i..]
+                .iter()
+                .take_while(|y| x.group != 0 && y.group == x.group)
+                .collect();
+            if x.cfg.cache == CacheMode::Hot {
+                assert_eq!(x.group, 0, "hot L2 cannot be interleaved: {d}");
+                continue;
+            }
+            cold_groups += 1;
+            // the read, then ours and cuBLAS at every batch it is compared with
+            let batches = if x.cfg.timing == TimingMode::Graph {
+                2
+            } else {
+                5
+            };
+            assert_eq!(members.len(), 1 + 2 * batches, "{d}");
+            assert!(members[1..].iter().all(|y| {
+                let id = y.case.id();
+                id.kernel == "gemv" && matches!(id.shape, Shape::Gemm { m, .. } if m <= 16)
+            }));
+            assert!(members.iter().all(|y| y.cfg.cache == CacheMode::Cold));
+        }
+        // launch and graph timing, at 4096^2 and 8192^2
+        assert_eq!(cold_groups, 4);
+        // the HGEMM points of the series stay alone
+        assert!(p
+            .iter()
+            .filter(|x| x.relabel.is_some())
+            .all(|x| x.group == 0));
     }
 
     #[test]
@@ -493,8 +549,8 @@ mod tests {
             assert_eq!(pair[1].1, ["unfused_cublas", "cublaslt"]);
             assert_ne!(pair[0].0, pair[1].0);
         }
-        // Other sweeps time each case alone.
-        for sweep in [Sweep::Square, Sweep::Decode, Sweep::Elementwise] {
+        // The square and elementwise sweeps time each case alone (decode: see below).
+        for sweep in [Sweep::Square, Sweep::Elementwise] {
             assert!(plan(sweep, &SweepOpts::default())
                 .iter()
                 .all(|x| x.group == 0));

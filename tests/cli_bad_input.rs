@@ -187,6 +187,7 @@ bad_input! {
     gemm_impl_empty: ["bench", "gemm", "--impl", ""] => ["--impl"];
     gemm_gelu_impl_unknown: ["bench", "gemm-gelu", "--impl", "fused,bogus"] => ["--impl", "bogus", "cublaslt"];
     gemv_impl_unknown: ["bench", "gemv", "--impl", "wmma"] => ["--impl", "wmma", "ours"];
+    gemv_impl_unknown_lists_read: ["bench", "gemv", "--impl", "ours,floor"] => ["--impl", "floor", "read"];
     gemm_variant_v99: ["bench", "gemm", "--variant", "v99"] => ["variant", "v99", "v1"];
     gemm_variant_fast: ["bench", "gemm", "--variant", "fast"] => ["variant", "fast", "v1"];
     gemm_variant_list_with_bad: ["bench", "gemm", "--variant", "v1,v99"] => ["variant", "v99"];

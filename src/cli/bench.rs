@@ -4,7 +4,7 @@ use super::args::{parse_size, MeasureArgs, OutputArgs};
 use super::output::emit;
 use crate::error::usage;
 use crate::gpu::Gpu;
-use crate::kernels::copy::CopyCase;
+use crate::kernels::copy::{CopyCase, ReadCase};
 use crate::kernels::cublas_gemm::{CublasGemmCase, Dtype};
 use crate::kernels::elementwise::{self, ElementwiseCase, Op};
 use crate::kernels::gemm::{self, HgemmCase};
@@ -13,7 +13,7 @@ use crate::kernels::gemv::{self, GemvCase, GemvImpl};
 use crate::kernels::layernorm::{self, LayerNormCase};
 use crate::kernels::variants;
 use crate::measure::BenchCase;
-use crate::results::schema::Record;
+use crate::results::schema::{Record, Shape};
 use crate::roofline::probe;
 use crate::session::Session;
 use anyhow::Result;
@@ -77,7 +77,8 @@ pub enum BenchKernel {
     Gemv {
         #[command(flatten)]
         shape: GemvShape,
-        /// Implementations: ours, cublas
+        /// Implementations: ours, cublas, read (a plain read of W's bytes: the floor no GEMV
+        /// can beat; with --interleave the GEMVs are timed against it round-robin)
         #[arg(long, value_delimiter = ',', default_value = "ours,cublas")]
         r#impl: Vec<String>,
         /// Our variant(s): v1, v2, ..., best, or all
@@ -234,6 +235,31 @@ pub fn print_relative(records: &[Record], library_impl: &str) {
     }
 }
 
+/// Prints each GEMV record's time over the read of its weights (a `read` record of the same
+/// cache and timing, as `bench gemv --impl read` makes): the decode targets' ratio.
+pub fn print_vs_read(records: &[Record]) {
+    for r in records.iter().filter(|r| r.kernel == "gemv") {
+        let Shape::Gemm { n, k, .. } = r.shape else {
+            continue;
+        };
+        if let Some(read) = records.iter().find(|l| {
+            l.kernel == "read"
+                && l.shape == (Shape::Bytes { bytes: 2 * n * k })
+                && l.cache == r.cache
+                && l.timing == r.timing
+        }) {
+            eprintln!(
+                "gemv {} {}: {:.3}x the time of a read of W ({:.2} vs {:.2} us)",
+                r.impl_label(),
+                r.shape.label(),
+                r.median_ms / read.median_ms,
+                r.median_ms * 1e3,
+                read.median_ms * 1e3
+            );
+        }
+    }
+}
+
 /// Opens the GPU and the ceilings used to place results.
 pub fn open_session(device: usize) -> Result<Session> {
     let gpu = Gpu::open(device)?;
@@ -385,7 +411,20 @@ impl BenchKernel {
             } => {
                 let vs = pick_variants(variant, &gemv::variants(), gemv::best(), "gemv")?;
                 let GemvShape { m, n, k } = *shape;
-                for side in ours_or_library(r#impl, &["ours"], "cublas")? {
+                if let Some(other) = r#impl
+                    .iter()
+                    .find(|i| !["ours", "cublas", "read"].contains(&i.as_str()))
+                {
+                    return Err(usage(format!(
+                        "--impl '{other}': choose from ours, cublas, read"
+                    )));
+                }
+                let (read, gemvs): (Vec<String>, Vec<String>) =
+                    r#impl.iter().cloned().partition(|i| i == "read");
+                if !read.is_empty() {
+                    cases.push(Box::new(ReadCase::new(2 * k * n, seed)));
+                }
+                for side in ours_or_library(&gemvs, &["ours"], "cublas")? {
                     let imps = match side {
                         Side::Ours => vs.iter().map(|&v| GemvImpl::Ours(v)).collect(),
                         Side::Library => vec![GemvImpl::Cublas],
@@ -490,5 +529,6 @@ fn run_cases(
     }
     emit(&s.results(), output)?;
     print_relative(&s.records, library_impl);
+    print_vs_read(&s.records);
     finish(&s)
 }
