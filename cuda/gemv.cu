@@ -727,13 +727,13 @@ __device__ __forceinline__ void slab_warps_to_part(const MmaAcc<MB> &acc, const 
 // The end of a tensor-core slab: part[m * 64 + col] holds the block's M x 64 sums (written
 // before this call, not yet behind a barrier). Without a cluster the block stores its tile;
 // with the (1, 2) cluster each rank stores half of it from both blocks' part[] (DSMEM).
-template <int MB, bool CLUSTER>
+template <int MB, bool CLUSTER, int THREADS = kSlabThreads>
 __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, int M, int N,
                                                 int n0, const SlabEpi &epi) {
   constexpr int EL = MB * kTileN;
   if constexpr (!CLUSTER) {
     __syncthreads();
-    for (int e = threadIdx.x; e < EL; e += kSlabThreads) {
+    for (int e = threadIdx.x; e < EL; e += THREADS) {
       const int m = e / kTileN, col = n0 + e % kTileN;
       if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e], col));
     }
@@ -744,7 +744,7 @@ __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, in
     const float *p0 = cluster.map_shared_rank(part, 0), *p1 = cluster.map_shared_rank(part, 1);
     const int rank = (int)cluster.block_rank();
     const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
-    for (int e = lo + threadIdx.x; e < hi; e += kSlabThreads) {
+    for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
       const int m = e / kTileN, col = n0 + e % kTileN;
       if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(p0[e] + p1[e], col));
     }
@@ -908,6 +908,110 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 
   slab_warps_to_part<MB, WA>(acc, wacc, red, part);
   slab_store_tile<MB, CLUSTER>(part, y, M, N, n0, epi);
+}
+
+// ---------------------------------------------------------------- wide slabs: 17..64 rows
+// HGEMM v16's kernel for 17..64 rows (K % 16 == 0, x 8-byte aligned), where the HGEMM's tiles
+// re-read W from L2 per tile row and end in a split-K reduction: v10's slab (a 64-column
+// strip of W streamed once, v4's lane layout, unguarded clamped loads, stepped pointers) with
+// R = 2..4 m-tiles of 16 rows of x per group: one set of W fragments feeds 8 R MMAs. The
+// 32 R accumulators per lane (128 at R = 4) need more than the 128 registers of a 512-thread
+// block, so a block is 8 warps (255 registers) with a rolling ring of 2-3 groups per warp.
+constexpr int kWideThreads = 256, kWideWarps = kWideThreads / 32;
+template <int R>
+constexpr int kWideDepth = R == 4 ? 2 : 3;  // groups in flight per warp, within 255 registers
+constexpr int kWideMaxRows = 64;  // 4 m-tiles
+template <int R>
+constexpr int kWideSmem = kWideWarps * 32 * (32 * R + 1) * 4 + 16 * R * kTileN * 4;
+
+template <int R, bool CLUSTER>
+__global__ void __launch_bounds__(kWideThreads, 1)
+    gemm_slab_wide(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                   SlabEpi epi) {
+  constexpr int P = kWideDepth<R>, JS = 32 * R;
+  extern __shared__ __align__(16) unsigned char slab_smem[];
+  float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
+  float *part = reinterpret_cast<float *>(slab_smem) + kWideWarps * 32 * (JS + 1);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * kTileN;
+  const int n = min(n0 + g * 8, N - 8);  // N % 8 == 0
+  const int groups = K / 16, S = gridDim.y, rank = blockIdx.y;
+  const int ga = (int)((long long)groups * rank / S), gb = (int)((long long)groups * (rank + 1) / S);
+  const int first = ga + warp;  // this warp: groups first, first + 8, ... < gb
+  const int cnt = first < gb ? (gb - first + kWideWarps - 1) / kWideWarps : 0;
+  const size_t step = (size_t)kWideWarps * 16 * N;
+  const __half *w0 = W + (size_t)(first * 16 + 4 * t) * N + n;
+  const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
+  // Row g + 8 h of m-tile r (h = 0, 1), clamped to M - 1: its sums are never stored.
+  const __half *xq = x + first * 16 + 4 * t;
+  size_t xrow[2 * R];
+#pragma unroll
+  for (int j = 0; j < 2 * R; ++j) xrow[j] = (size_t)min(16 * (j / 2) + 8 * (j % 2) + g, M - 1) * K;
+  epi.prefetch(n0, N);
+
+  float acc[R][8][4] = {};
+  uint4 wb[P][4];
+  uint2 ab[P][2 * R];
+  const auto load = [&](uint4(&w)[4], uint2(&a)[2 * R]) {
+    w[0] = ldg_stream(w0);
+    w[1] = ldg_stream(w1);
+    w[2] = ldg_stream(w2);
+    w[3] = ldg_stream(w3);
+    w0 += step;
+    w1 += step;
+    w2 += step;
+    w3 += step;
+#pragma unroll
+    for (int j = 0; j < 2 * R; ++j) a[j] = __ldg(reinterpret_cast<const uint2 *>(xq + xrow[j]));
+    xq += kWideWarps * 16;
+  };
+  // mma_group_compute<16> for each m-tile, the B fragments formed once.
+  const auto compute = [&](const uint4(&w)[4], const uint2(&a)[2 * R]) {
+    const unsigned *r0 = &w[0].x, *r1 = &w[1].x, *r2 = &w[2].x, *r3 = &w[3].x;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const unsigned sel = (i & 1) ? 0x7632u : 0x5410u;
+      const unsigned b0 = __byte_perm(r0[i / 2], r1[i / 2], sel);
+      const unsigned b1 = __byte_perm(r2[i / 2], r3[i / 2], sel);
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        mma_16816(acc[r][i][0], acc[r][i][1], acc[r][i][2], acc[r][i][3], a[2 * r].x,
+                  a[2 * r + 1].x, a[2 * r].y, a[2 * r + 1].y, b0, b1);
+    }
+  };
+#pragma unroll
+  for (int u = 0; u < P; ++u)
+    if (u < cnt) load(wb[u], ab[u]);
+  for (int i = 0; i < cnt; i += P) {
+#pragma unroll
+    for (int u = 0; u < P; ++u) {
+      if (i + u < cnt) {
+        compute(wb[u], ab[u]);
+        if (i + u + P < cnt) load(wb[u], ab[u]);
+      }
+    }
+  }
+
+  // The 8 warps' sums through red[] into part[m * 64 + col] (mma_warps_to_part's mapping per
+  // m-tile), then the tile's store.
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) red[warp][lane][r * 32 + q * 8 + i] = acc[r][i][q];
+  __syncthreads();
+  for (int e = threadIdx.x; e < 32 * JS; e += kWideThreads) {
+    const int l = e % 32, j = e / 32;
+    float v = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWideWarps; ++w) v += red[w][l][j];
+    const int r = j / 32, i = j % 8, q = (j / 8) % 4;
+    const int m = 16 * r + (l >> 2) + 8 * (q >> 1), col = 8 * (2 * (l & 3) + (q & 1)) + i;
+    part[m * kTileN + col] = v;
+  }
+  slab_store_tile<16 * R, CLUSTER, kWideThreads>(part, y, M, N, n0, epi);
 }
 
 // ---------------------------------------------------------------- host side
@@ -1371,6 +1475,50 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
   return e != cudaSuccess ? (int)e : st;
 }
 
+// ---- HGEMM v16: the wide slabs for 17..64 rows.
+template <int R, bool CLUSTER>
+cudaError_t launch_wide(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                        SlabEpi epi, cudaStream_t s) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
+                                               kWideThreads, kWideSmem<R>, CLUSTER ? 2 : 1, s,
+                                               &attr);
+  return cudaLaunchKernelEx(&cfg, gemm_slab_wide<R, CLUSTER>, x, W, y, M, N, K, epi);
+}
+
+// (1, 2) clusters of the R-tile wide kernel resident at once (0: none, or not sm_90).
+template <int R>
+int wide_max_clusters() {
+  if (!cluster_capable() ||
+      !slab_attr<&gemm_slab_wide<R, true>>(kWideSmem<R>) ||
+      !slab_attr<&gemm_slab_wide<R, false>>(kWideSmem<R>))
+    return 0;
+  const int v = cached_active_clusters<&gemm_slab_wide<R, true>, kWideThreads, kWideSmem<R>>(2);
+  return v > 0 ? v : 0;
+}
+
+template <int R>
+int wide_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
+                cudaStream_t s, bool *launched) {
+  if (!slab_attr<&gemm_slab_wide<R, false>>(kWideSmem<R>) ||
+      !slab_attr<&gemm_slab_wide<R, true>>(kWideSmem<R>))
+    return 0;
+  const int sms = rl_sm_count();
+  const long long tiles = tiles_for(N);
+  const auto fits = [&](long long blocks) { return 2 * blocks >= sms && blocks <= sms; };
+  cudaError_t e;
+  if (fits(tiles)) {
+    e = launch_wide<R, false>(x, W, y, M, N, K, epi, s);
+  } else if (fits(2 * tiles) && wide_max_clusters<R>() >= tiles) {
+    e = launch_wide<R, true>(x, W, y, M, N, K, epi, s);
+  } else {
+    return 0;
+  }
+  *launched = true;
+  const int st = rl_launch_status();
+  return e != cudaSuccess ? (int)e : st;
+}
+
 }  // namespace
 
 int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
@@ -1383,6 +1531,19 @@ int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int 
   const cudaError_t e = launch_slab(plan, x, W, y, M, N, K, true, 0, epi, stream);
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
+}
+
+int rl_gemv_wide_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                        SlabEpi epi, cudaStream_t stream, bool *launched) {
+  *launched = false;
+  if (M <= kMaxRows || M > kWideMaxRows || N < 8 || K < 16 || K % 16 != 0 ||
+      !vector_ok(W, N) || (uintptr_t)x % 8 != 0)
+    return 0;
+  switch ((M + 15) / 16) {
+    case 2: return wide_launch<2>(x, W, y, M, N, K, epi, stream, launched);
+    case 3: return wide_launch<3>(x, W, y, M, N, K, epi, stream, launched);
+    default: return wide_launch<4>(x, W, y, M, N, K, epi, stream, launched);
+  }
 }
 
 constexpr int kVariants = 11;

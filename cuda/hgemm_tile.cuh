@@ -949,7 +949,7 @@ using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 15;
+constexpr int kVariantCount = 16;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -1213,9 +1213,12 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
     case 13: return launch_v11(a, b, c, M, N, K, epi, s, true, true);
     default: {
       // v14: M <= 16 on the GEMV's slabs where they suit the shape, else v13. v15: the same,
-      // with v15's split candidate.
+      // with v15's split candidate. v16: v15, with 17..64 rows on the wide slabs where they
+      // suit the shape.
       bool launched = false;
-      const int st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), s, &launched);
+      int st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), s, &launched);
+      if (!launched && variant >= 16)
+        st = rl_gemv_wide_launch(a, b, c, M, N, K, epi.slab_epi(), s, &launched);
       return launched ? st : launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15);
     }
   }

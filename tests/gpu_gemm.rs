@@ -31,6 +31,16 @@ const SHAPES: &[(u64, u64, u64)] = &[
 /// 16-row MMA groups; a cluster of 2 below 132 slabs), with N and K off every tile.
 const SLAB_SHAPES: &[(u64, u64, u64)] = &[(1, 4104, 1001), (5, 2120, 77), (11, 8200, 130)];
 
+/// 17..64 rows where v16 runs the wide slabs (K % 16 == 0): 2 m-tiles in a cluster of 2, 3
+/// m-tiles in a cluster with a partial last slab, 4 m-tiles without a cluster (partial slab,
+/// 10 groups over 8 warps), and M = 64 at N = K = 4096 (the fusion sweep's shape).
+const WIDE_SHAPES: &[(u64, u64, u64)] = &[
+    (17, 2560, 2048),
+    (40, 4104, 1024),
+    (64, 8200, 160),
+    (64, 4096, 4096),
+];
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn every_hgemm_variant_matches_references_at_odd_shapes() {
@@ -39,7 +49,12 @@ fn every_hgemm_variant_matches_references_at_odd_shapes() {
     assert!(variants.len() >= 4, "{variants:?}");
     let mut failures = Vec::new();
     for (v, _) in &variants {
-        for (i, &(m, n, k)) in SHAPES.iter().chain(SLAB_SHAPES).enumerate() {
+        for (i, &(m, n, k)) in SHAPES
+            .iter()
+            .chain(SLAB_SHAPES)
+            .chain(WIDE_SHAPES)
+            .enumerate()
+        {
             let mut c = HgemmCase::new(m, n, k, *v, 100 + i as u64);
             let r = c.verify(&gpu).expect("runs");
             if !r.passed {
@@ -57,7 +72,7 @@ fn gemm_gelu_paths_match_float64_for_both_gelu_forms() {
     let mut failures = Vec::new();
     let fused: Vec<u32> = gemm_gelu::variants().iter().map(|(v, _)| *v).collect();
     let best = gemm::best();
-    for &(m, n, k) in SHAPES[..11].iter().chain(SLAB_SHAPES) {
+    for &(m, n, k) in SHAPES[..11].iter().chain(SLAB_SHAPES).chain(WIDE_SHAPES) {
         for kind in [0, 1] {
             let mut imps: Vec<GeluImpl> = fused.iter().map(|v| GeluImpl::Fused(*v)).collect();
             imps.push(GeluImpl::Unfused(best));

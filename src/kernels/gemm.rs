@@ -10,11 +10,11 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v15: the GEMV's slab kernels at M <= 16 where they suit the
-/// shape; else a per-shape dispatch between v7's loop on a 256x128 or 128x256 tile (large
+/// The variant "best" means: v16: the GEMV's slab kernels at M <= 16 and its wide slabs at
+/// 17..64 rows where they suit the shape; else a per-shape dispatch between v7's loop on a 256x128 or 128x256 tile (large
 /// grids), smaller tiles (small M) and cluster split-K (mid M: 64x128 tiles, or 128x128 tiles
 /// of 8 warps split 2 ways); see docs/perf-log.md.
-pub const BEST: u32 = 15;
+pub const BEST: u32 = 16;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
