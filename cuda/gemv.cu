@@ -26,14 +26,23 @@
 //  v10: v9 with a lean main loop for 2..16 rows where K % 16 == 0: no guarded loads, row
 //       pointers stepped by a constant, a rolling ring of 3-4 groups in flight (else v9).
 //  v11: v10 with those groups issued and multiplied in batches where a warp has >= 4 batches.
+//  v12: v11 with 2..16 rows on the TMA slabs (sm_90; N, K multiples of 8): W and x come into
+//       a 4-stage ring of shared memory through cp.async.bulk.tensor, so the bytes in flight
+//       no longer depend on registers and scoreboards. The same kernel, with up to 4 m-tiles
+//       of 16 rows, is the HGEMM's v16 for 2..64 rows.
 // v2..v6 need N % 8 == 0 and a 16-byte aligned W; otherwise they use a scalar-column kernel.
 // Launches cover at most 16 rows of x; larger M is done in chunks of 16 rows.
 #include <cooperative_groups.h>
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
 #include <atomic>
+#include <mutex>
 
 #include "common.cuh"
 #include "gemv_slab.cuh"
+#include "tma.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -910,108 +919,144 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   slab_store_tile<MB, CLUSTER>(part, y, M, N, n0, epi);
 }
 
-// ---------------------------------------------------------------- wide slabs: 17..64 rows
-// HGEMM v16's kernel for 17..64 rows (K % 16 == 0, x 8-byte aligned), where the HGEMM's tiles
-// re-read W from L2 per tile row and end in a split-K reduction: v10's slab (a 64-column
-// strip of W streamed once, v4's lane layout, unguarded clamped loads, stepped pointers) with
-// R = 2..4 m-tiles of 16 rows of x per group: one set of W fragments feeds 8 R MMAs. The
-// 32 R accumulators per lane (128 at R = 4) need more than the 128 registers of a 512-thread
-// block, so a block is 8 warps (255 registers) with a rolling ring of 2-3 groups per warp.
-constexpr int kWideThreads = 256, kWideWarps = kWideThreads / 32;
+// ---------------------------------------------------------------- TMA slabs: 2..64 rows
+// The slab of v10 with W and x brought into shared memory by the Tensor Memory Accelerator
+// (cp.async.bulk.tensor.2d, 128-byte swizzle), so that the bytes in flight sit in a ring of
+// shared memory instead of registers: v10's register ring is held back by ptxas's single
+// scoreboard for all of a warp's loads, and at 17..64 rows its accumulators leave no room for
+// more than 2 groups per warp (the register ring measured 1.1-1.7x v15 there). The TMA probe
+// (scripts/device/probes/tma_slab.cu) streamed a 64-column slab this way at the plain read's
+// pace with 4 stages of 16 KB.
+// - A CTA is 8 warps; thread 0 also issues the copies (a ninth, producer warp would cost
+//   ptxas a register budget of 12 warps and spill R = 4). A stage is 128 rows of K: W's
+//   128 x 64 tile (16 KB) and x's 16 R x 128 tile (two 64-wide boxes). Stage i is waited for
+//   on full[i % D] (thread 0's expect_tx, the copies' complete_tx) and released on
+//   empty[i % D] (one arrive per warp); thread 0 then refills the slot with stage i + D.
+// - Consumer warp w takes group w (16 rows of K) of every stage, in the natural k order of
+//   mma.m16n8k16 (lane (g, t): rows 2t, 2t+1, 2t+8, 2t+9; with the 128-byte swizzle, chunk
+//   c of row r sits at c ^ (r % 8), which makes both W's 16-byte and x's 4-byte fragment
+//   reads conflict-free). One set of W fragments feeds R m-tiles of 16 rows of x.
+// - TMA zero-fills what lies past M, N or K, so every shape with N % 8 == 0 and K % 8 == 0
+//   (the tensor maps' 16-byte strides) and 16-byte aligned x and W runs unguarded.
+// - CLUSTER: the two CTAs of a (1, 2) cluster take the two halves of the stages and reduce
+//   over DSMEM, as v10's slabs.
+constexpr int kTmaConsumers = 8, kTmaThreads = kTmaConsumers * 32, kTmaStageK = 128;
+constexpr int kTmaDepth = 4;  // stages in flight: 64 KB of W per SM (the probe's best)
+constexpr int kTmaMaxRows = 64;
 template <int R>
-constexpr int kWideDepth = R == 4 ? 2 : 3;  // groups in flight per warp, within 255 registers
-constexpr int kWideMaxRows = 64;  // 4 m-tiles
+constexpr int kTmaStageBytes = kTmaStageK * kTileN * 2 + 16 * R * kTmaStageK * 2;
 template <int R>
-constexpr int kWideSmem = kWideWarps * 32 * (32 * R + 1) * 4 + 16 * R * kTileN * 4;
+constexpr int kTmaRedBytes = kTmaConsumers * 32 * (32 * R + 1) * 4 + 16 * R * kTileN * 4;
+template <int R>
+constexpr int kTmaSmem = 1024 + (kTmaDepth * kTmaStageBytes<R> > kTmaRedBytes<R>
+                                     ? kTmaDepth * kTmaStageBytes<R>
+                                     : kTmaRedBytes<R>);  // + 1 KB: 1024-byte alignment
+
 
 template <int R, bool CLUSTER>
-__global__ void __launch_bounds__(kWideThreads, 1)
-    gemm_slab_wide(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                   SlabEpi epi) {
-  constexpr int P = kWideDepth<R>, JS = 32 * R;
-  extern __shared__ __align__(16) unsigned char slab_smem[];
-  float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
-  float *part = reinterpret_cast<float *>(slab_smem) + kWideWarps * 32 * (JS + 1);
+__global__ void __launch_bounds__(kTmaThreads, 1)
+    gemv_slab_tma(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,
+                  __half *y, int M, int N, int K, SlabEpi epi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int WB = kTmaStageK * kTileN * 2, XB = 16 * R * 64 * 2;  // W tile, one x box
+  constexpr int JS = 32 * R;
+  extern __shared__ unsigned char tma_smem_raw[];
+  // The swizzle pattern repeats every 1024 bytes: tiles start on 1024-byte boundaries.
+  unsigned char *ring = reinterpret_cast<unsigned char *>(
+      (reinterpret_cast<uintptr_t>(tma_smem_raw) + 1023) & ~uintptr_t(1023));
+  __shared__ unsigned long long full[kTmaDepth], empty[kTmaDepth];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kTileN;
-  const int n = min(n0 + g * 8, N - 8);  // N % 8 == 0
-  const int groups = K / 16, S = gridDim.y, rank = blockIdx.y;
-  const int ga = (int)((long long)groups * rank / S), gb = (int)((long long)groups * (rank + 1) / S);
-  const int first = ga + warp;  // this warp: groups first, first + 8, ... < gb
-  const int cnt = first < gb ? (gb - first + kWideWarps - 1) / kWideWarps : 0;
-  const size_t step = (size_t)kWideWarps * 16 * N;
-  const __half *w0 = W + (size_t)(first * 16 + 4 * t) * N + n;
-  const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
-  // Row g + 8 h of m-tile r (h = 0, 1), clamped to M - 1: its sums are never stored.
-  const __half *xq = x + first * 16 + 4 * t;
-  size_t xrow[2 * R];
-#pragma unroll
-  for (int j = 0; j < 2 * R; ++j) xrow[j] = (size_t)min(16 * (j / 2) + 8 * (j % 2) + g, M - 1) * K;
+  const int stages = (K + kTmaStageK - 1) / kTmaStageK, S = gridDim.y, rank = blockIdx.y;
+  const int sa = (int)((long long)stages * rank / S), sb = (int)((long long)stages * (rank + 1) / S);
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kTmaDepth; ++i) {
+      mbar_init(&full[i], 1);
+      mbar_init(&empty[i], kTmaConsumers);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
   epi.prefetch(n0, N);
-
-  float acc[R][8][4] = {};
-  uint4 wb[P][4];
-  uint2 ab[P][2 * R];
-  const auto load = [&](uint4(&w)[4], uint2(&a)[2 * R]) {
-    w[0] = ldg_stream(w0);
-    w[1] = ldg_stream(w1);
-    w[2] = ldg_stream(w2);
-    w[3] = ldg_stream(w3);
-    w0 += step;
-    w1 += step;
-    w2 += step;
-    w3 += step;
-#pragma unroll
-    for (int j = 0; j < 2 * R; ++j) a[j] = __ldg(reinterpret_cast<const uint2 *>(xq + xrow[j]));
-    xq += kWideWarps * 16;
+  const int n_st = sb - sa;
+  // Thread 0 also produces: stage i goes into slot i % D once every warp released stage i - D.
+  const auto produce = [&](int i) {
+    const int slot = i % kTmaDepth, s = sa + i;
+    unsigned char *st = ring + slot * kTmaStageBytes<R>;
+    mbar_expect_tx(&full[slot], kTmaStageBytes<R>);
+    tma_load_2d(st, &wmap, n0, s * kTmaStageK, &full[slot]);
+    tma_load_2d(st + WB, &xmap, s * kTmaStageK, 0, &full[slot]);
+    tma_load_2d(st + WB + XB, &xmap, s * kTmaStageK + 64, 0, &full[slot]);
   };
-  // mma_group_compute<16> for each m-tile, the B fragments formed once.
-  const auto compute = [&](const uint4(&w)[4], const uint2(&a)[2 * R]) {
+  if (threadIdx.x == 0)
+    for (int i = 0; i < kTmaDepth && i < n_st; ++i) produce(i);
+  float acc[R][8][4] = {};
+  const int g = lane >> 2, t = lane & 3;
+  const int wr = warp * 16 + 2 * t;             // this lane's first W row in a stage (+1, +8, +9)
+  const int xk = (warp * 16) % 64 * 2 + 4 * t;  // byte of k = 16 warp + 2t in its x box
+  const int xbox = warp / 4;                    // groups 0..3: box 0, 4..7: box 1
+  for (int i = 0; i < n_st; ++i) {
+    const int slot = i % kTmaDepth;
+    mbar_wait(&full[slot], (i / kTmaDepth) & 1);
+    const unsigned char *st = ring + slot * kTmaStageBytes<R>;
+    uint4 w[4];
+    w[0] = *reinterpret_cast<const uint4 *>(st + swz(wr, g * 16));
+    w[1] = *reinterpret_cast<const uint4 *>(st + swz(wr + 1, g * 16));
+    w[2] = *reinterpret_cast<const uint4 *>(st + swz(wr + 8, g * 16));
+    w[3] = *reinterpret_cast<const uint4 *>(st + swz(wr + 9, g * 16));
+    const unsigned char *xs = st + WB + xbox * XB;
+    unsigned a[R][4];  // a0..a3 of m-tile r: rows g, g + 8; k 2t..2t+1, 2t+8..2t+9
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int m = 16 * r + g;
+      a[r][0] = *reinterpret_cast<const unsigned *>(xs + swz(m, xk));
+      a[r][1] = *reinterpret_cast<const unsigned *>(xs + swz(m + 8, xk));
+      a[r][2] = *reinterpret_cast<const unsigned *>(xs + swz(m, xk + 16));
+      a[r][3] = *reinterpret_cast<const unsigned *>(xs + swz(m + 8, xk + 16));
+    }
+    __syncwarp();
+    if (lane == 0) mbar_arrive(&empty[slot]);  // this warp's reads of the stage are done
+    if (threadIdx.x == 0 && i + kTmaDepth < n_st) {
+      mbar_wait(&empty[slot], (i / kTmaDepth) & 1);
+      produce(i + kTmaDepth);
+    }
     const unsigned *r0 = &w[0].x, *r1 = &w[1].x, *r2 = &w[2].x, *r3 = &w[3].x;
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const unsigned sel = (i & 1) ? 0x7632u : 0x5410u;
-      const unsigned b0 = __byte_perm(r0[i / 2], r1[i / 2], sel);
-      const unsigned b1 = __byte_perm(r2[i / 2], r3[i / 2], sel);
+    for (int c = 0; c < 8; ++c) {  // column n0 + 8g + c
+      const unsigned sel = (c & 1) ? 0x7632u : 0x5410u;
+      const unsigned b0 = __byte_perm(r0[c / 2], r1[c / 2], sel);
+      const unsigned b1 = __byte_perm(r2[c / 2], r3[c / 2], sel);
 #pragma unroll
       for (int r = 0; r < R; ++r)
-        mma_16816(acc[r][i][0], acc[r][i][1], acc[r][i][2], acc[r][i][3], a[2 * r].x,
-                  a[2 * r + 1].x, a[2 * r].y, a[2 * r + 1].y, b0, b1);
-    }
-  };
-#pragma unroll
-  for (int u = 0; u < P; ++u)
-    if (u < cnt) load(wb[u], ab[u]);
-  for (int i = 0; i < cnt; i += P) {
-#pragma unroll
-    for (int u = 0; u < P; ++u) {
-      if (i + u < cnt) {
-        compute(wb[u], ab[u]);
-        if (i + u + P < cnt) load(wb[u], ab[u]);
-      }
+        mma_16816(acc[r][c][0], acc[r][c][1], acc[r][c][2], acc[r][c][3], a[r][0], a[r][1],
+                  a[r][2], a[r][3], b0, b1);
     }
   }
-
-  // The 8 warps' sums through red[] into part[m * 64 + col] (mma_warps_to_part's mapping per
-  // m-tile), then the tile's store.
+  __syncthreads();  // every stage consumed: the ring's memory becomes the reduction's
+  // The consumer warps' sums through red[] into part[m * 64 + col]: MMA c of m-tile r holds
+  // y[16 r + g (+8)][n0 + 8 (2t (+1)) + c] in acc[r][c][0..3] (as mma_group_compute).
+  float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(ring);
+  float *part = reinterpret_cast<float *>(ring) + kTmaConsumers * 32 * (JS + 1);
 #pragma unroll
   for (int r = 0; r < R; ++r)
 #pragma unroll
-    for (int i = 0; i < 8; ++i)
+    for (int c = 0; c < 8; ++c)
 #pragma unroll
-      for (int q = 0; q < 4; ++q) red[warp][lane][r * 32 + q * 8 + i] = acc[r][i][q];
+      for (int q = 0; q < 4; ++q) red[warp][lane][r * 32 + q * 8 + c] = acc[r][c][q];
   __syncthreads();
-  for (int e = threadIdx.x; e < 32 * JS; e += kWideThreads) {
+  for (int e = threadIdx.x; e < 32 * JS; e += kTmaThreads) {
     const int l = e % 32, j = e / 32;
     float v = 0.0f;
 #pragma unroll
-    for (int w = 0; w < kWideWarps; ++w) v += red[w][l][j];
-    const int r = j / 32, i = j % 8, q = (j / 8) % 4;
-    const int m = 16 * r + (l >> 2) + 8 * (q >> 1), col = 8 * (2 * (l & 3) + (q & 1)) + i;
+    for (int w = 0; w < kTmaConsumers; ++w) v += red[w][l][j];
+    const int r = j / 32, c = j % 8, q = (j / 8) % 4;
+    const int m = 16 * r + (l >> 2) + 8 * (q >> 1), col = 8 * (2 * (l & 3) + (q & 1)) + c;
     part[m * kTileN + col] = v;
   }
-  slab_store_tile<16 * R, CLUSTER, kWideThreads>(part, y, M, N, n0, epi);
+  slab_store_tile<16 * R, CLUSTER, kTmaThreads>(part, y, M, N, n0, epi);
+#else
+  __trap();  // never launched: the host uses the TMA slabs on compute capability 9.x only
+#endif
 }
 
 // ---------------------------------------------------------------- host side
@@ -1326,6 +1371,13 @@ cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half 
   }
 }
 
+// The TMA slabs (defined below with their tensor maps).
+bool tma_capable();
+template <int R>
+int tma_max_clusters();
+int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                    SlabEpi epi, cudaStream_t s, bool *launched);
+
 // Splits a launch of `variant` with rows = min(M, 16) uses (1: no workspace needed).
 int splits(int variant, int rows, int N, int K) {
   const int MB = bucket(rows);
@@ -1335,7 +1387,8 @@ int splits(int variant, int rows, int N, int K) {
     case 8:
     case 9:
     case 10:
-    case 11: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
+    case 11:
+    case 12: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
     default: return 1;
   }
 }
@@ -1353,8 +1406,9 @@ size_t workspace_bytes(int variant, int N, int K) {
     return 0;
   }
   if (variant >= 8) slab_setup();  // the smem attributes now, not in a capture
-  if (variant == 10 || variant == 11) {  // its cluster residency queries now, not in a capture
-    const bool batch = variant == 11;
+  if (variant == 12 && tma_capable()) (void)tma_max_clusters<1>();  // attributes, cluster query
+  if (variant >= 10) {  // its cluster residency queries now, not in a capture
+    const bool batch = variant >= 11;
     for (const bool small : {true, false})
       (void)(batch ? v10_max_clusters<true>(small) : v10_max_clusters<false>(small));
   }
@@ -1438,6 +1492,12 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
     }
     return rl_launch_status();
   }
+  if (variant >= 12 && rows >= 2) {  // v12: the TMA slabs where they apply, else v11
+    bool launched = false;
+    const int st = tma_slab_launch(x, W, y, rows, N, K, kSlabNoEpi, s, &launched);
+    if (launched) return st;
+    variant = 11;
+  }
   if (variant >= 8) {
     const SlabPlan plan = slab_plan(rows, N, K);
     if (plan == kSlabNone) return launch_rows(v7_variant(rows), x, W, y, ws, rows, N, K, s);
@@ -1475,48 +1535,141 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
   return e != cudaSuccess ? (int)e : st;
 }
 
-// ---- HGEMM v16: the wide slabs for 17..64 rows.
-template <int R, bool CLUSTER>
-cudaError_t launch_wide(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                        SlabEpi epi, cudaStream_t s) {
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
-                                               kWideThreads, kWideSmem<R>, CLUSTER ? 2 : 1, s,
-                                               &attr);
-  return cudaLaunchKernelEx(&cfg, gemm_slab_wide<R, CLUSTER>, x, W, y, M, N, K, epi);
+// ---- TMA slabs (GEMV v12, HGEMM v16): tensor maps and the launch.
+// cuTensorMapEncodeTiled from the driver the runtime loaded (no link to libcuda); null when
+// this driver has none.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void *f = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      f = nullptr;
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
 }
 
-// (1, 2) clusters of the R-tile wide kernel resident at once (0: none, or not sm_90).
+// Whether the TMA slabs can run: compute capability 9.x (their SASS is sm_90a; elsewhere the
+// compute_80 PTX would JIT the trapping stub) and a driver with the tensor-map encoder.
+bool tma_capable() {
+  static const bool yes = [] {
+    int dev = 0, major = 0;
+    return cudaGetDevice(&dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
+               cudaSuccess &&
+           major == 9 && tensor_map_encoder() != nullptr;
+  }();
+  return yes;
+}
+
+// A row-major fp16 matrix (rows x cols) as a 2-D tensor map with (box_cols x box_rows) boxes,
+// 128-byte swizzle, zero fill outside. Encoding is host work inside a timed launch, so the
+// maps of the last few (pointer, shape, box) are kept: a benchmark that rotates over buffer
+// sets encodes each once.
+bool tensor_map(CUtensorMap *out, const void *ptr, int rows, int cols, int box_cols,
+                int box_rows) {
+  struct Entry {
+    const void *ptr;
+    int rows, cols, box_cols, box_rows;
+    CUtensorMap map;
+  };
+  constexpr int kEntries = 32;
+  static std::mutex mu;
+  static Entry cache[kEntries];
+  static int used = 0, next = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  for (int i = 0; i < used; ++i) {
+    const Entry &e = cache[i];
+    if (e.ptr == ptr && e.rows == rows && e.cols == cols && e.box_cols == box_cols &&
+        e.box_rows == box_rows) {
+      *out = e.map;
+      return true;
+    }
+  }
+  const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+  const cuuint64_t strides[1] = {(cuuint64_t)cols * 2};
+  const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows}, estr[2] = {1, 1};
+  CUtensorMap m;
+  if (tensor_map_encoder()(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(ptr),
+                           dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    return false;
+  Entry &e = cache[next];
+  e = Entry{ptr, rows, cols, box_cols, box_rows, m};
+  next = (next + 1) % kEntries;
+  if (used < kEntries) ++used;
+  *out = m;
+  return true;
+}
+
+template <int R, bool CLUSTER>
+cudaError_t launch_tma(const CUtensorMap &wm, const CUtensorMap &xm, __half *y, int M, int N,
+                       int K, SlabEpi epi, cudaStream_t s) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
+                                               kTmaThreads, kTmaSmem<R>, CLUSTER ? 2 : 1, s,
+                                               &attr);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_tma<R, CLUSTER>, wm, xm, y, M, N, K, epi);
+}
+
+// The smem attributes of the R-tile kernels, set once.
 template <int R>
-int wide_max_clusters() {
-  if (!cluster_capable() ||
-      !slab_attr<&gemm_slab_wide<R, true>>(kWideSmem<R>) ||
-      !slab_attr<&gemm_slab_wide<R, false>>(kWideSmem<R>))
-    return 0;
-  const int v = cached_active_clusters<&gemm_slab_wide<R, true>, kWideThreads, kWideSmem<R>>(2);
+bool tma_attrs() {
+  return slab_attr<&gemv_slab_tma<R, false>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true>>(kTmaSmem<R>);
+}
+
+// (1, 2) clusters of the R-tile kernel resident at once.
+template <int R>
+int tma_max_clusters() {
+  if (!tma_attrs<R>()) return 0;
+  const int v = cached_active_clusters<&gemv_slab_tma<R, true>, kTmaThreads, kTmaSmem<R>>(2);
   return v > 0 ? v : 0;
 }
 
+// The TMA slab launch for `rows` = M <= 64 rows of x when it applies (a slab grid of half to
+// one wave, with a (1, 2) cluster below that); *launched says whether it did.
 template <int R>
-int wide_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
-                cudaStream_t s, bool *launched) {
-  if (!slab_attr<&gemm_slab_wide<R, false>>(kWideSmem<R>) ||
-      !slab_attr<&gemm_slab_wide<R, true>>(kWideSmem<R>))
-    return 0;
+int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
+               cudaStream_t s, bool *launched) {
+  if (!tma_attrs<R>()) return 0;
   const int sms = rl_sm_count();
   const long long tiles = tiles_for(N);
   const auto fits = [&](long long blocks) { return 2 * blocks >= sms && blocks <= sms; };
-  cudaError_t e;
-  if (fits(tiles)) {
-    e = launch_wide<R, false>(x, W, y, M, N, K, epi, s);
-  } else if (fits(2 * tiles) && wide_max_clusters<R>() >= tiles) {
-    e = launch_wide<R, true>(x, W, y, M, N, K, epi, s);
-  } else {
+  const bool direct = fits(tiles);
+  if (!direct && !(fits(2 * tiles) && tma_max_clusters<R>() >= tiles)) return 0;
+  CUtensorMap wm, xm;
+  if (!tensor_map(&wm, W, K, N, kTileN, kTmaStageK) || !tensor_map(&xm, x, M, K, 64, 16 * R))
     return 0;
-  }
   *launched = true;
+  const cudaError_t e = direct ? launch_tma<R, false>(wm, xm, y, M, N, K, epi, s)
+                               : launch_tma<R, true>(wm, xm, y, M, N, K, epi, s);
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
+}
+
+// Whether the TMA slabs take this shape at all (before any query): 2..64 rows, 16-byte
+// strides and bases for the tensor maps, a capable device.
+bool tma_shape_ok(const void *x, const void *W, int M, int N, int K) {
+  return M >= 2 && M <= kTmaMaxRows && N % 8 == 0 && K % 8 == 0 &&
+         (uintptr_t)x % 16 == 0 && (uintptr_t)W % 16 == 0 && tma_capable();
+}
+
+int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                    SlabEpi epi, cudaStream_t s, bool *launched) {
+  *launched = false;
+  if (!tma_shape_ok(x, W, M, N, K)) return 0;
+  switch ((M + 15) / 16) {
+    case 1: return tma_launch<1>(x, W, y, M, N, K, epi, s, launched);
+    case 2: return tma_launch<2>(x, W, y, M, N, K, epi, s, launched);
+    case 3: return tma_launch<3>(x, W, y, M, N, K, epi, s, launched);
+    default: return tma_launch<4>(x, W, y, M, N, K, epi, s, launched);
+  }
 }
 
 }  // namespace
@@ -1533,20 +1686,12 @@ int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int 
   return e != cudaSuccess ? (int)e : st;
 }
 
-int rl_gemv_wide_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                        SlabEpi epi, cudaStream_t stream, bool *launched) {
-  *launched = false;
-  if (M <= kMaxRows || M > kWideMaxRows || N < 8 || K < 16 || K % 16 != 0 ||
-      !vector_ok(W, N) || (uintptr_t)x % 8 != 0)
-    return 0;
-  switch ((M + 15) / 16) {
-    case 2: return wide_launch<2>(x, W, y, M, N, K, epi, stream, launched);
-    case 3: return wide_launch<3>(x, W, y, M, N, K, epi, stream, launched);
-    default: return wide_launch<4>(x, W, y, M, N, K, epi, stream, launched);
-  }
+int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                       SlabEpi epi, cudaStream_t stream, bool *launched) {
+  return tma_slab_launch(x, W, y, M, N, K, epi, stream, launched);
 }
 
-constexpr int kVariants = 11;
+constexpr int kVariants = 12;
 
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
@@ -1603,6 +1748,7 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 9: return "v9 v8 with W as the MMA A operand for 2..8 rows (half the MMAs)";
     case 10: return "v10 v9 with a lean 2..16-row loop: unguarded loads, stepped pointers, rolling ring";
     case 11: return "v11 v10 with the groups in flight issued and multiplied in batches (>= 4 batches per warp)";
+    case 12: return "v12 v11 with 2..16 rows on TMA slabs: W and x through a 4-stage TMA ring in smem";
     default: return nullptr;
   }
 }

@@ -10,22 +10,7 @@
 // Timing: cold (launches rotate over buffer sets of > 2x L2 in all), a CUDA graph of 40
 // launches (back to back) and single launches between events; medians.
 // Built by scripts/device/probes/build.sh; run by scripts/device/read-shapes.sh.
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <string>
-#include <vector>
-
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,                   \
-                   cudaGetErrorString(e_));                                            \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "probe_bench.cuh"
 
 namespace {
 
@@ -123,16 +108,6 @@ __global__ void __launch_bounds__(256) read_gs(const uint4 *__restrict__ src, si
   sink_out(acc, sink);
 }
 
-struct Case {
-  std::string name;
-  std::function<void(const uint4 *, cudaStream_t)> launch;
-};
-
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -153,76 +128,33 @@ int main(int argc, char **argv) {
 
   const int cols16 = n * 2 / 16, strips = cols16 / 8;
   const int split = strips >= sms / 2 + 1 ? 1 : 2;  // as the GEMV: 128 CTAs at 4096 and 8192
-  std::vector<Case> cases;
+  std::vector<ProbeCase> cases;
   cases.push_back({"read_once (product): 8x256 thr/SM, grid-stride",
-                   [=](const uint4 *p, cudaStream_t st) {
-                     read_gs<<<sms * 8, 256, 0, st>>>(p, n16, sink);
+                   [=](int i, cudaStream_t st) {
+                     read_gs<<<sms * 8, 256, 0, st>>>(buf[i], n16, sink);
                    }});
 #define CONTIG(U, G)                                                                      \
   CK(cudaFuncSetAttribute(read_contig<U>, cudaFuncAttributeMaxDynamicSharedMemorySize,    \
                           kPadSmem));                                                     \
   cases.push_back({"contig " + std::to_string(G) + " CTAs, 2x" #U " loads/lane (" +       \
                        std::to_string(2 * U * 16 * kThreads / 1024) + " KB/SM max)",      \
-                   [=](const uint4 *p, cudaStream_t st) {                                 \
-                     read_contig<U><<<G, kThreads, kPadSmem, st>>>(p, n16, sink);         \
+                   [=](int i, cudaStream_t st) {                                          \
+                     read_contig<U><<<G, kThreads, kPadSmem, st>>>(buf[i], n16, sink);    \
                    }});
 #define SLAB(U)                                                                           \
   CK(cudaFuncSetAttribute(read_slab<U>, cudaFuncAttributeMaxDynamicSharedMemorySize,      \
                           kPadSmem));                                                     \
   cases.push_back({"slab " + std::to_string(strips * split) + " CTAs (split " +           \
                        std::to_string(split) + "), 2x" #U " loads/lane",                  \
-                   [=](const uint4 *p, cudaStream_t st) {                                 \
+                   [=](int i, cudaStream_t st) {                                          \
                      read_slab<U><<<strips * split, kThreads, kPadSmem, st>>>(            \
-                         p, n, cols16, split, sink);                                      \
+                         buf[i], n, cols16, split, sink);                                 \
                    }});
   const int g128 = strips * split;
   CONTIG(4, sms) CONTIG(8, sms) CONTIG(4, g128) CONTIG(8, g128) CONTIG(12, g128)
   SLAB(2) SLAB(4) SLAB(8) SLAB(12)
 
-  // Graph of 40 launches per case (rotating sets), and single launches; interleaved rounds.
-  const int kGraph = 40, kRounds = 15, kSingles = 60;
-  std::vector<cudaGraphExec_t> exec(cases.size());
-  for (size_t c = 0; c < cases.size(); ++c) {
-    for (int i = 0; i < 3; ++i) cases[c].launch(buf[i % sets], s);  // warm
-    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < kGraph; ++i) cases[c].launch(buf[i % sets], s);
-    cudaGraph_t g;
-    CK(cudaStreamEndCapture(s, &g));
-    CK(cudaGraphInstantiate(&exec[c], g, 0));
-    CK(cudaGraphDestroy(g));
-  }
-  CK(cudaStreamSynchronize(s));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  std::vector<std::vector<float>> tg(cases.size()), tl(cases.size());
-  int rot = 0;
-  for (int round = 0; round < kRounds; ++round) {
-    for (size_t c = 0; c < cases.size(); ++c) {
-      CK(cudaEventRecord(e0, s));
-      CK(cudaGraphLaunch(exec[c], s));
-      CK(cudaEventRecord(e1, s));
-      CK(cudaEventSynchronize(e1));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      tg[c].push_back(ms * 1000 / kGraph);
-      for (int i = 0; i < kSingles / kRounds * 4; ++i) {
-        CK(cudaEventRecord(e0, s));
-        cases[c].launch(buf[rot++ % sets], s);
-        CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        tl[c].push_back(ms * 1000);
-      }
-    }
-  }
-  CK(cudaGetLastError());
   std::printf("%dx%d fp16 (%.0f MB), %d sets, %d SMs\n", n, n, bytes / 1e6, sets, sms);
-  std::printf("%-58s %9s %9s %9s\n", "kernel", "graph us", "launch us", "graph TB/s");
-  for (size_t c = 0; c < cases.size(); ++c) {
-    const float g = median(tg[c]);
-    std::printf("%-58s %9.2f %9.2f %9.2f\n", cases[c].name.c_str(), g, median(tl[c]),
-                bytes / (g * 1e-6) / 1e12);
-  }
+  probe_run(cases, sets, (double)bytes, s);
   return 0;
 }
