@@ -80,7 +80,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v13 v12 with a 256x128 block tile among the candidates + bias+GELU epilogue",
     "v14 v13, with M <= 16 on the GEMV's slab kernels, bias+GELU at their store",
     "v15 v14 with a 128x128 tile of 8 warps split 2 ways among the mid-M candidates + bias+GELU",
-    "v16 best: v15, with 2..64 rows on the GEMV's TMA slabs, bias+GELU at their store",
+    "v16 best: v15, with 9..64 rows on the GEMV's TMA slabs, bias+GELU at their store",
 };
 
 template <int KIND>

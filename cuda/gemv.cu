@@ -26,10 +26,11 @@
 //  v10: v9 with a lean main loop for 2..16 rows where K % 16 == 0: no guarded loads, row
 //       pointers stepped by a constant, a rolling ring of 3-4 groups in flight (else v9).
 //  v11: v10 with those groups issued and multiplied in batches where a warp has >= 4 batches.
-//  v12: v11 with 2..16 rows on the TMA slabs (sm_90; N, K multiples of 8): W and x come into
+//  v12: v11 with 9..16 rows on the TMA slabs (sm_90; N, K multiples of 8): W and x come into
 //       a 4-stage ring of shared memory through cp.async.bulk.tensor, so the bytes in flight
-//       no longer depend on registers and scoreboards. The same kernel, with up to 4 m-tiles
-//       of 16 rows, is the HGEMM's v16 for 2..64 rows.
+//       no longer depend on registers and scoreboards (2..8 rows keep v11's W-as-A groups,
+//       half the MMAs, 1-3% faster there). The same kernel, with up to 4 m-tiles of 16 rows,
+//       is the HGEMM's v16 for 9..64 rows.
 // v2..v6 need N % 8 == 0 and a 16-byte aligned W; otherwise they use a scalar-column kernel.
 // Launches cover at most 16 rows of x; larger M is done in chunks of 16 rows.
 #include <cooperative_groups.h>
@@ -38,6 +39,7 @@
 #include <cudaTypedefs.h>
 
 #include <atomic>
+#include <climits>
 #include <mutex>
 
 #include "common.cuh"
@@ -1376,7 +1378,10 @@ bool tma_capable();
 template <int R>
 int tma_max_clusters();
 int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                    SlabEpi epi, cudaStream_t s, bool *launched);
+                    SlabEpi epi, long long max_work, cudaStream_t s, bool *launched);
+// Rows from which the TMA slabs beat v11's register slabs: 9 (the 16-row bucket). At 2..8
+// rows v11's W-as-A groups take half the MMAs and measured 1-3% faster on the H200.
+constexpr int kTmaMinRows = 9;
 
 // Splits a launch of `variant` with rows = min(M, 16) uses (1: no workspace needed).
 int splits(int variant, int rows, int N, int K) {
@@ -1492,9 +1497,9 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
     }
     return rl_launch_status();
   }
-  if (variant >= 12 && rows >= 2) {  // v12: the TMA slabs where they apply, else v11
+  if (variant >= 12 && rows >= kTmaMinRows) {  // v12: the TMA slabs where they apply, else v11
     bool launched = false;
-    const int st = tma_slab_launch(x, W, y, rows, N, K, kSlabNoEpi, s, &launched);
+    const int st = tma_slab_launch(x, W, y, rows, N, K, kSlabNoEpi, LLONG_MAX, s, &launched);
     if (launched) return st;
     variant = 11;
   }
@@ -1636,13 +1641,14 @@ int tma_max_clusters() {
 // one wave, with a (1, 2) cluster below that); *launched says whether it did.
 template <int R>
 int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
-               cudaStream_t s, bool *launched) {
+               long long max_work, cudaStream_t s, bool *launched) {
   if (!tma_attrs<R>()) return 0;
   const int sms = rl_sm_count();
   const long long tiles = tiles_for(N);
   const auto fits = [&](long long blocks) { return 2 * blocks >= sms && blocks <= sms; };
   const bool direct = fits(tiles);
   if (!direct && !(fits(2 * tiles) && tma_max_clusters<R>() >= tiles)) return 0;
+  if ((long long)R * (direct ? K : (K + 1) / 2) > max_work) return 0;
   CUtensorMap wm, xm;
   if (!tensor_map(&wm, W, K, N, kTileN, kTmaStageK) || !tensor_map(&xm, x, M, K, 64, 16 * R))
     return 0;
@@ -1660,15 +1666,16 @@ bool tma_shape_ok(const void *x, const void *W, int M, int N, int K) {
          (uintptr_t)x % 16 == 0 && (uintptr_t)W % 16 == 0 && tma_capable();
 }
 
+// max_work: the most m-tiles x rows of K one CTA may take (the HGEMM's limit, below).
 int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                    SlabEpi epi, cudaStream_t s, bool *launched) {
+                    SlabEpi epi, long long max_work, cudaStream_t s, bool *launched) {
   *launched = false;
   if (!tma_shape_ok(x, W, M, N, K)) return 0;
   switch ((M + 15) / 16) {
-    case 1: return tma_launch<1>(x, W, y, M, N, K, epi, s, launched);
-    case 2: return tma_launch<2>(x, W, y, M, N, K, epi, s, launched);
-    case 3: return tma_launch<3>(x, W, y, M, N, K, epi, s, launched);
-    default: return tma_launch<4>(x, W, y, M, N, K, epi, s, launched);
+    case 1: return tma_launch<1>(x, W, y, M, N, K, epi, max_work, s, launched);
+    case 2: return tma_launch<2>(x, W, y, M, N, K, epi, max_work, s, launched);
+    case 3: return tma_launch<3>(x, W, y, M, N, K, epi, max_work, s, launched);
+    default: return tma_launch<4>(x, W, y, M, N, K, epi, max_work, s, launched);
   }
 }
 
@@ -1688,7 +1695,13 @@ int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int 
 
 int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
                        SlabEpi epi, cudaStream_t stream, bool *launched) {
-  return tma_slab_launch(x, W, y, M, N, K, epi, stream, launched);
+  // The HGEMM's limit: a CTA of 4 m-tiles over all 8192 of K is MMA-bound (0.81x cuBLAS at
+  // 64x8192x8192 against v15's 0.87x); 3 m-tiles there tie with v15, and 4 m-tiles over half
+  // of 4096 (a cluster of 2) win (0.87x against 0.80x). So at most 3 x 8192.
+  constexpr long long kMaxWork = 3LL * 8192;
+  *launched = false;
+  if (M < kTmaMinRows) return 0;
+  return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, stream, launched);
 }
 
 constexpr int kVariants = 12;
@@ -1748,7 +1761,7 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 9: return "v9 v8 with W as the MMA A operand for 2..8 rows (half the MMAs)";
     case 10: return "v10 v9 with a lean 2..16-row loop: unguarded loads, stepped pointers, rolling ring";
     case 11: return "v11 v10 with the groups in flight issued and multiplied in batches (>= 4 batches per warp)";
-    case 12: return "v12 v11 with 2..16 rows on TMA slabs: W and x through a 4-stage TMA ring in smem";
+    case 12: return "v12 v11 with 9..16 rows on TMA slabs: W and x through a 4-stage TMA ring in smem";
     default: return nullptr;
   }
 }

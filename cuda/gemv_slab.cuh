@@ -36,9 +36,9 @@ constexpr SlabEpi kSlabNoEpi = {nullptr, -1};
 int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
                         SlabEpi epi, cudaStream_t stream, bool *launched);
 
-// GEMV v12 / HGEMM v16: the TMA slab kernel for y = epi(x . W) at 2..64 rows (sm_90; N and K
+// HGEMM v16: the GEMV's TMA slab kernel for y = epi(x . W) at 9..64 rows (sm_90; N and K
 // multiples of 8, 16-byte aligned x and W, a slab grid of half to one wave, clusters of 2
-// where the slabs alone are fewer); *launched says whether it applied. Returns 0 or a
-// cudaError_t.
+// where the slabs alone are fewer, at most 3 m-tiles x 8192 of K per CTA); *launched says
+// whether it applied. Returns 0 or a cudaError_t.
 int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
                        SlabEpi epi, cudaStream_t stream, bool *launched);

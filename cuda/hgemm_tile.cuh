@@ -1213,8 +1213,8 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
     case 13: return launch_v11(a, b, c, M, N, K, epi, s, true, true);
     default: {
       // v14: M <= 16 on the GEMV's slabs where they suit the shape, else v13. v15: the same,
-      // with v15's split candidate. v16: v15, with 2..64 rows on the GEMV's TMA slabs where
-      // they suit the shape.
+      // with v15's split candidate. v16: v15, with 9..64 rows on the GEMV's TMA slabs where
+      // they suit the shape (rl_gemv_tma_launch).
       bool launched = false;
       int st = 0;
       if (variant >= 16) st = rl_gemv_tma_launch(a, b, c, M, N, K, epi.slab_epi(), s, &launched);

@@ -107,13 +107,13 @@ RUNS=(
   "bench gemm-gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
   "bench gemm-gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"
   "bench gemm --impl wmma --variant 14 --m 11 --n 4104 --k 1000"
-  # v16's TMA slabs (2..64 rows, N and K multiples of 8): 2 m-tiles in a cluster, 3 in a
+  # v16's TMA slabs (9..64 rows, N and K multiples of 8): 2 m-tiles in a cluster, 3 in a
   # cluster with a partial slab and stage, 4 without a cluster, plain and fused; GEMV v12's
   # (1 m-tile) with a partial stage, and with K = 8 in a cluster (a CTA without stages)
   "bench gemm --impl wmma --variant 16 --m 17 --n 2560 --k 2048"
   "bench gemm-gelu --impl fused --variant 16 --m 40 --n 4104 --k 1000"
   "bench gemm --impl wmma --variant 16 --m 64 --n 8200 --k 160"
-  "bench gemv --impl ours --variant 12 --m 2 --n 8192 --k 136"
+  "bench gemv --impl ours --variant 12 --m 9 --n 8192 --k 136"
   "bench gemv --impl ours --variant 12 --m 16 --n 4104 --k 8"
   # GEMV v10's lean loop (K % 16 == 0): 2..8 and 9..16 rows, without and with the cluster;
   # v11's batches (16 / 12 groups per warp: the branch-free steady state)

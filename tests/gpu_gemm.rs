@@ -31,16 +31,16 @@ const SHAPES: &[(u64, u64, u64)] = &[
 /// 16-row MMA groups; a cluster of 2 below 132 slabs), with N and K off every tile.
 const SLAB_SHAPES: &[(u64, u64, u64)] = &[(1, 4104, 1001), (5, 2120, 77), (11, 8200, 130)];
 
-/// 2..64 rows where v16 runs the GEMV's TMA slabs (N, K multiples of 8): 2 m-tiles in a
+/// 9..64 rows where v16 runs the GEMV's TMA slabs (N, K multiples of 8): 2 m-tiles in a
 /// cluster of 2, 3 m-tiles in a cluster with a partial last slab and stage, 4 m-tiles without
 /// a cluster (partial slab, 2 stages), M = 64 at N = K = 4096 (the fusion sweep's shape), and
-/// 6 rows (1 m-tile) with K = 1000.
+/// 12 rows (1 m-tile) with K = 1000.
 const WIDE_SHAPES: &[(u64, u64, u64)] = &[
     (17, 2560, 2048),
     (40, 4104, 1000),
     (64, 8200, 160),
     (64, 4096, 4096),
-    (6, 8192, 1000),
+    (12, 8192, 1000),
 ];
 
 #[test]

@@ -53,10 +53,10 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         (11, 4096, 4096),
         // v11's batches: 16 groups per warp (2..8 rows, 129 slabs, the last one partial).
         (5, 8200, 4096),
-        // v12's TMA slabs (N, K multiples of 8; the shapes above with K % 8 == 0 take them
-        // too): a partial last stage of 8 rows of K, and K = 8 in a cluster of 2 whose first
-        // CTA has no stage at all.
-        (2, 8192, 136),
+        // v12's TMA slabs (9..16 rows, N and K multiples of 8; the 9..16-row shapes above with
+        // K % 8 == 0 take them too): a partial last stage of 8 rows of K, and K = 8 in a
+        // cluster of 2 whose first CTA has no stage at all.
+        (9, 8192, 136),
         (16, 4104, 8),
     ];
     let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();

@@ -10,11 +10,11 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v11, v9's slab kernels with a lean 2..16-row loop (v10) whose
-/// groups in flight go in batches where a warp has many of them. On the H200 v10 measured
-/// 2-9% faster than v9 at 2..16 rows at 4096^2, and v11 2-5% faster than v10 at 8192^2 (the
-/// same kernel elsewhere; docs/perf-log.md).
-pub const BEST: u32 = 11;
+/// The variant "best" means: v12, v11's slab kernels (a lean 2..16-row loop whose groups in
+/// flight go in batches where a warp has many) with 9..16 rows on the TMA slabs (W and x
+/// through a ring of shared memory). On the H200 v12 measured 4-7% faster than v11 at 16 rows
+/// and the same kernel at 2..8 rows (docs/perf-log.md).
+pub const BEST: u32 = 12;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
