@@ -921,20 +921,21 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   slab_store_tile<MB, CLUSTER>(part, y, M, N, n0, epi);
 }
 
-// ---------------------------------------------------------------- TMA slabs: 2..64 rows
+// ---------------------------------------------------------------- TMA slabs: up to 64 rows
+// (Used at 9..64 rows: GEMV v12 for 9..16, HGEMM v16 for 9..64; see the host side.)
 // The slab of v10 with W and x brought into shared memory by the Tensor Memory Accelerator
 // (cp.async.bulk.tensor.2d, 128-byte swizzle), so that the bytes in flight sit in a ring of
 // shared memory instead of registers: v10's register ring is held back by ptxas's single
 // scoreboard for all of a warp's loads, and at 17..64 rows its accumulators leave no room for
 // more than 2 groups per warp (the register ring measured 1.1-1.7x v15 there). The TMA probe
-// (scripts/device/probes/tma_slab.cu) streamed a 64-column slab this way at the plain read's
-// pace with 4 stages of 16 KB.
+// (scripts/device/probes/tma_slab.cu) streamed a 64-column slab this way with 4 stages of
+// 16 KB within ~4% of the plain read.
 // - A CTA is 8 warps; thread 0 also issues the copies (a ninth, producer warp would cost
 //   ptxas a register budget of 12 warps and spill R = 4). A stage is 128 rows of K: W's
 //   128 x 64 tile (16 KB) and x's 16 R x 128 tile (two 64-wide boxes). Stage i is waited for
 //   on full[i % D] (thread 0's expect_tx, the copies' complete_tx) and released on
 //   empty[i % D] (one arrive per warp); thread 0 then refills the slot with stage i + D.
-// - Consumer warp w takes group w (16 rows of K) of every stage, in the natural k order of
+// - Warp w takes group w (16 rows of K) of every stage, in the natural k order of
 //   mma.m16n8k16 (lane (g, t): rows 2t, 2t+1, 2t+8, 2t+9; with the 128-byte swizzle, chunk
 //   c of row r sits at c ^ (r % 8), which makes both W's 16-byte and x's 4-byte fragment
 //   reads conflict-free). One set of W fragments feeds R m-tiles of 16 rows of x.
@@ -950,12 +951,16 @@ constexpr int kTmaStageBytes = kTmaStageK * kTileN * 2 + 16 * R * kTmaStageK * 2
 template <int R>
 constexpr int kTmaRedBytes = kTmaConsumers * 32 * (32 * R + 1) * 4 + 16 * R * kTileN * 4;
 template <int R>
-constexpr int kTmaSmem = 1024 + (kTmaDepth * kTmaStageBytes<R> > kTmaRedBytes<R>
-                                     ? kTmaDepth * kTmaStageBytes<R>
-                                     : kTmaRedBytes<R>);  // + 1 KB: 1024-byte alignment
+constexpr int kTmaSmemD(int D) {  // D stages or the reduction, + 1 KB: 1024-byte alignment
+  return 1024 + (D * kTmaStageBytes<R> > kTmaRedBytes<R> ? D * kTmaStageBytes<R>
+                                                          : kTmaRedBytes<R>);
+}
+template <int R>
+constexpr int kTmaSmem = kTmaSmemD<R>(kTmaDepth);
 
-
-template <int R, bool CLUSTER>
+// D: stages in the ring (kTmaDepth in the product; other depths in the probe
+// scripts/device/probes/gemv_tma_depth.cu).
+template <int R, bool CLUSTER, int D = kTmaDepth>
 __global__ void __launch_bounds__(kTmaThreads, 1)
     gemv_slab_tma(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,
                   __half *y, int M, int N, int K, SlabEpi epi) {
@@ -966,13 +971,13 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
   // The swizzle pattern repeats every 1024 bytes: tiles start on 1024-byte boundaries.
   unsigned char *ring = reinterpret_cast<unsigned char *>(
       (reinterpret_cast<uintptr_t>(tma_smem_raw) + 1023) & ~uintptr_t(1023));
-  __shared__ unsigned long long full[kTmaDepth], empty[kTmaDepth];
+  __shared__ unsigned long long full[D], empty[D];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int n0 = blockIdx.x * kTileN;
   const int stages = (K + kTmaStageK - 1) / kTmaStageK, S = gridDim.y, rank = blockIdx.y;
   const int sa = (int)((long long)stages * rank / S), sb = (int)((long long)stages * (rank + 1) / S);
   if (threadIdx.x == 0) {
-    for (int i = 0; i < kTmaDepth; ++i) {
+    for (int i = 0; i < D; ++i) {
       mbar_init(&full[i], 1);
       mbar_init(&empty[i], kTmaConsumers);
     }
@@ -983,7 +988,7 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
   const int n_st = sb - sa;
   // Thread 0 also produces: stage i goes into slot i % D once every warp released stage i - D.
   const auto produce = [&](int i) {
-    const int slot = i % kTmaDepth, s = sa + i;
+    const int slot = i % D, s = sa + i;
     unsigned char *st = ring + slot * kTmaStageBytes<R>;
     mbar_expect_tx(&full[slot], kTmaStageBytes<R>);
     tma_load_2d(st, &wmap, n0, s * kTmaStageK, &full[slot]);
@@ -991,15 +996,15 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
     tma_load_2d(st + WB + XB, &xmap, s * kTmaStageK + 64, 0, &full[slot]);
   };
   if (threadIdx.x == 0)
-    for (int i = 0; i < kTmaDepth && i < n_st; ++i) produce(i);
+    for (int i = 0; i < D && i < n_st; ++i) produce(i);
   float acc[R][8][4] = {};
   const int g = lane >> 2, t = lane & 3;
   const int wr = warp * 16 + 2 * t;             // this lane's first W row in a stage (+1, +8, +9)
   const int xk = (warp * 16) % 64 * 2 + 4 * t;  // byte of k = 16 warp + 2t in its x box
   const int xbox = warp / 4;                    // groups 0..3: box 0, 4..7: box 1
   for (int i = 0; i < n_st; ++i) {
-    const int slot = i % kTmaDepth;
-    mbar_wait(&full[slot], (i / kTmaDepth) & 1);
+    const int slot = i % D;
+    mbar_wait(&full[slot], (i / D) & 1);
     const unsigned char *st = ring + slot * kTmaStageBytes<R>;
     uint4 w[4];
     w[0] = *reinterpret_cast<const uint4 *>(st + swz(wr, g * 16));
@@ -1018,9 +1023,9 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
     }
     __syncwarp();
     if (lane == 0) mbar_arrive(&empty[slot]);  // this warp's reads of the stage are done
-    if (threadIdx.x == 0 && i + kTmaDepth < n_st) {
-      mbar_wait(&empty[slot], (i / kTmaDepth) & 1);
-      produce(i + kTmaDepth);
+    if (threadIdx.x == 0 && i + D < n_st) {
+      mbar_wait(&empty[slot], (i / D) & 1);
+      produce(i + D);
     }
     const unsigned *r0 = &w[0].x, *r1 = &w[1].x, *r2 = &w[2].x, *r3 = &w[3].x;
 #pragma unroll

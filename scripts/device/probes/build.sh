@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the development probes beside this script into target/probes/ with the toolkit
 # scripts/setup.sh provides (CUDA_HOME / CUDA_PATH, its wheel cache, /usr/local/cuda, or nvcc
-# on PATH, in that order). Carry target/probes to the GPU machine. Each probe includes the
-# product's kernels from cuda/.
+# on PATH, in that order). Carry target/probes to the GPU machine. Each probe links the
+# product's kernels from cuda/ (gemv_* probes include cuda/gemv.cu instead).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 CACHE="${ROOFLINE_CUDA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/roofline-lab/cuda-13.0}"
@@ -17,8 +17,14 @@ fi
 mkdir -p target/probes
 for src in scripts/device/probes/*.cu; do
   name=$(basename "$src" .cu)
+  # Probes named gemv_* include cuda/gemv.cu itself (to reach its internal kernels).
+  case "$name" in
+    gemv_*) product="cuda/runtime.cu cuda/hgemm.cu" ;;
+    *) product="cuda/runtime.cu cuda/gemv.cu cuda/hgemm.cu" ;;
+  esac
   # The wheel toolkit keeps its static libraries in lib/, a system one in lib64/.
-  "$root/bin/nvcc" -std=c++17 -O3 -arch=sm_90a -Icuda -L"$root/lib" -L"$root/lib64" "$src" \
-    cuda/runtime.cu cuda/gemv.cu cuda/hgemm.cu -o "target/probes/$name"
+  # shellcheck disable=SC2086
+  "$root/bin/nvcc" -std=c++17 --expt-relaxed-constexpr -O3 -arch=sm_90a -Icuda \
+    -L"$root/lib" -L"$root/lib64" "$src" $product -o "target/probes/$name"
   echo "built target/probes/$name"
 done

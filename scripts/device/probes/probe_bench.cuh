@@ -21,6 +21,20 @@
     }                                                                                  \
   } while (0)
 
+// A plain grid-stride read of n16 16-byte words (one load per lane per step): the floor the
+// probes compare with. The fold keeps the loads; the store never happens in practice.
+__global__ void __launch_bounds__(256) probe_read(const uint4 *__restrict__ src, size_t n16,
+                                                  float *sink) {
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  unsigned acc = 0;
+  for (; i < n16; i += stride) {
+    const uint4 v = src[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x12345678u) sink[blockIdx.x] = 1.0f;
+}
+
 struct ProbeCase {
   std::string name;
   std::function<void(int set, cudaStream_t)> launch;

@@ -86,16 +86,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (acc == 0x12345678u) sink[blockIdx.x] = 1.0f;
 }
 
-// A grid-stride read of the same bytes (one 16-byte load per lane per step).
-__global__ void __launch_bounds__(256) read_gs(const uint4 *__restrict__ src, size_t n16,
-                                               float *sink) {
-  const size_t stride = (size_t)gridDim.x * blockDim.x;
-  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  unsigned acc = 0;
-  for (; i < n16; i += stride) acc ^= fold(src[i]);
-  if (acc == 0x12345678u) sink[blockIdx.x] = 1.0f;
-}
-
 PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
   void *fn = nullptr;
   cudaDriverEntryPointQueryResult q;
@@ -148,7 +138,7 @@ int main(int argc, char **argv) {
 
   std::vector<ProbeCase> cases;
   cases.push_back({"plain read (grid-stride, 8x256 thr/SM)", [=](int i, cudaStream_t st) {
-                     read_gs<<<sms * 8, 256, 0, st>>>((const uint4 *)buf[i], bytes / 16, sink);
+                     probe_read<<<sms * 8, 256, 0, st>>>((const uint4 *)buf[i], bytes / 16, sink);
                    }});
 #define TMA(D, T)                                                                              \
   {                                                                                            \
