@@ -188,6 +188,7 @@ bad_input! {
     gemm_gelu_impl_unknown: ["bench", "gemm-gelu", "--impl", "fused,bogus"] => ["--impl", "bogus", "cublaslt"];
     gemv_impl_unknown: ["bench", "gemv", "--impl", "wmma"] => ["--impl", "wmma", "ours"];
     gemv_impl_unknown_lists_read: ["bench", "gemv", "--impl", "ours,floor"] => ["--impl", "floor", "read"];
+    gemv_read_of_tiny_w: ["bench", "gemv", "--impl", "read", "--n", "1", "--k", "3"] => ["--impl read", "16 bytes"];
     gemm_variant_v99: ["bench", "gemm", "--variant", "v99"] => ["variant", "v99", "v1"];
     gemm_variant_fast: ["bench", "gemm", "--variant", "fast"] => ["variant", "fast", "v1"];
     gemm_variant_list_with_bad: ["bench", "gemm", "--variant", "v1,v99"] => ["variant", "v99"];

@@ -422,6 +422,11 @@ impl BenchKernel {
                 let (read, gemvs): (Vec<String>, Vec<String>) =
                     r#impl.iter().cloned().partition(|i| i == "read");
                 if !read.is_empty() {
+                    if 2 * k * n < 16 {
+                        return Err(usage(format!(
+                            "--impl read needs W of at least 16 bytes (N x K >= 8), got {n} x {k}"
+                        )));
+                    }
                     cases.push(Box::new(ReadCase::new(2 * k * n, seed)));
                 }
                 for side in ours_or_library(&gemvs, &["ours"], "cublas")? {
