@@ -19,8 +19,8 @@ for src in scripts/device/probes/*.cu; do
   name=$(basename "$src" .cu)
   # Probes named gemv_* include cuda/gemv.cu itself (to reach its internal kernels).
   case "$name" in
-    gemv_*) product="cuda/runtime.cu cuda/hgemm.cu" ;;
-    *) product="cuda/runtime.cu cuda/gemv.cu cuda/hgemm.cu" ;;
+    gemv_*) product="cuda/runtime.cu cuda/copy.cu cuda/hgemm.cu" ;;
+    *) product="cuda/runtime.cu cuda/copy.cu cuda/gemv.cu cuda/hgemm.cu" ;;
   esac
   # The wheel toolkit keeps its static libraries in lib/, a system one in lib64/.
   # shellcheck disable=SC2086

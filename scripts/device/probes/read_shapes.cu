@@ -5,11 +5,13 @@
 // - bytes in flight per SM: U 16-byte loads per lane per buffer, two buffers (as gemv_slab1);
 // - the pattern: each CTA a contiguous range, or a 128-byte column strip of a row-major
 //   matrix (the GEMV slab's walk: 8 lanes per row, 64 rows per pass);
-// against the product's read (read_once: 8 CTAs of 256 threads per SM, grid-stride).
+// against the product's read (rl_read of cuda/copy.cu: 8 CTAs of 256 threads per SM,
+// grid-stride, 4 loads per lane).
 // One CTA per SM is forced with 120 KB of dynamic shared memory (unused).
 // Timing: cold (launches rotate over buffer sets of > 2x L2 in all), a CUDA graph of 40
 // launches (back to back) and single launches between events; medians.
 // Built by scripts/device/probes/build.sh; run by scripts/device/read-shapes.sh.
+#include "kernels.h"
 #include "probe_bench.cuh"
 
 namespace {
@@ -94,20 +96,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   sink_out(acc, sink);
 }
 
-// The product's read (cuda/copy.cu read_once): 256 threads, grid-stride, 4 loads per lane.
-__global__ void __launch_bounds__(256) read_gs(const uint4 *__restrict__ src, size_t n16,
-                                               float *sink) {
-  const size_t stride = (size_t)gridDim.x * blockDim.x;
-  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  unsigned acc = 0;
-  for (; i + 3 * stride < n16; i += 4 * stride) {
-    uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
-    acc ^= fold(a) ^ fold(b) ^ fold(c) ^ fold(d);
-  }
-  for (; i < n16; i += stride) acc ^= fold(src[i]);
-  sink_out(acc, sink);
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -122,7 +110,7 @@ int main(int argc, char **argv) {
     CK(cudaMemset(b, 1, bytes));
   }
   float *sink;
-  CK(cudaMalloc(&sink, 4096 * sizeof(float)));
+  CK(cudaMalloc(&sink, rl_read_sink_floats() * sizeof(float)));
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 
@@ -131,7 +119,7 @@ int main(int argc, char **argv) {
   std::vector<ProbeCase> cases;
   cases.push_back({"read_once (product): 8x256 thr/SM, grid-stride",
                    [=](int i, cudaStream_t st) {
-                     read_gs<<<sms * 8, 256, 0, st>>>(buf[i], n16, sink);
+                     CK((cudaError_t)rl_read(buf[i], n16 * 16, sink, st));
                    }});
 #define CONTIG(U, G)                                                                      \
   CK(cudaFuncSetAttribute(read_contig<U>, cudaFuncAttributeMaxDynamicSharedMemorySize,    \
