@@ -244,7 +244,8 @@ pub fn print_vs_read(records: &[Record]) {
         };
         if let Some(read) = records.iter().find(|l| {
             l.kernel == "read"
-                && l.shape == (Shape::Bytes { bytes: 2 * n * k })
+                // ReadCase reads whole 16-byte words: W's bytes rounded down
+                && l.shape == (Shape::Bytes { bytes: 2 * n * k / 16 * 16 })
                 && l.cache == r.cache
                 && l.timing == r.timing
         }) {
