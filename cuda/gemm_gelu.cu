@@ -33,7 +33,9 @@ __device__ __forceinline__ void bias_gelu8(float (&v)[8], const float (&b)[8]) {
 }
 
 // Fused epilogue: v[i] = gelu(v[i] + bias[col0 + i]) with the epilogue's GELU form
-// (rl_gelu_fused). v7+ apply it in registers (apply1), the older kernels per chunk (apply).
+// (rl_gelu_fused). v7+ apply it per value (apply1): the pipelined kernels on their parked
+// tile where it fits in the pipeline smem, else in registers; the older kernels per chunk
+// (apply).
 template <int KIND>
 struct EpiBiasGelu {
   static constexpr bool kColOperand = true;
@@ -80,7 +82,8 @@ const char *const kNames[rlg::kVariantCount] = {
     "v13 v12 with a 256x128 block tile among the candidates + bias+GELU epilogue",
     "v14 v13, with M <= 16 on the GEMV's slab kernels, bias+GELU at their store",
     "v15 v14 with a 128x128 tile of 8 warps split 2 ways among the mid-M candidates + bias+GELU",
-    "v16 best: v15, with 9..64 rows on the GEMV's TMA slabs, bias+GELU at their store",
+    "v16 v15, with 9..64 rows on the GEMV's TMA slabs, bias+GELU at their store",
+    "v17 best: v16 with the slabs' clusters pushing their partial sums, bias+GELU at the store",
 };
 
 template <int KIND>

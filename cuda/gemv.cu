@@ -562,6 +562,76 @@ constexpr int kSlabU = 4;                   // W loads per lane per buffer (two 
 constexpr int kSlabXSmemMax = 64 * 1024;    // x staged in smem: K <= 32760 (one row)
 constexpr int kSlabLanesPerRow = 8;         // one-row slabs: 8 lanes x 16 B = 64 columns
 
+// Cluster barrier halves (sm_90; nothing on older targets, which never launch clusters):
+// every thread of both CTAs arrives, then waits.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+#endif
+}
+
+// The end of a tensor-core slab: part[m * 64 + col] holds the block's M x 64 sums (written
+// before this call, not yet behind a barrier). Without a cluster the block stores its tile;
+// with the (1, 2) cluster each rank stores half of it from both blocks' partial sums.
+// - pull (PUSH false): a cluster barrier, each rank reads the peer's part[] over DSMEM, a
+//   second barrier keeps part[] alive until the peer has read it.
+// - PUSH: each rank writes the peer's half of its part[] into the peer's recv[] (EL / 2
+//   floats of shared memory used for nothing else), then one cluster barrier; both ranks then
+//   read only their own shared memory, so no second barrier. The kernel must have called
+//   cluster_arrive_relaxed() at its start: the wait here for that phase makes sure the peer
+//   is running before its shared memory is written.
+template <int MB, bool CLUSTER, int THREADS = kSlabThreads, bool PUSH = false>
+__device__ __forceinline__ void slab_store_tile(const float *part, __half *y, int M, int N,
+                                                int n0, const SlabEpi &epi,
+                                                float *recv = nullptr) {
+  constexpr int EL = MB * kTileN;
+  if constexpr (CLUSTER && PUSH) {
+    cluster_wait();  // the start's phase: the peer runs
+#if __CUDA_ARCH__ >= 900
+    cg::cluster_group cluster = cg::this_cluster();
+    const int rank = (int)cluster.block_rank(), peer = rank ^ 1;
+    __syncthreads();  // this block's part[] complete
+    float *peer_recv = cluster.map_shared_rank(recv, peer);
+    const int plo = peer * EL / 2, phi = (peer + 1) * EL / 2;
+    for (int e = plo + threadIdx.x; e < phi; e += THREADS) peer_recv[e - plo] = part[e];
+    cluster.sync();  // release / acquire: the peer's half of our sums is in recv[]
+    const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
+    for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
+      const int m = e / kTileN, col = n0 + e % kTileN;
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e] + recv[e - lo], col));
+    }
+#else
+    __trap();  // never launched: the host only uses clusters on sm_90
+#endif
+  } else if constexpr (!CLUSTER) {
+    __syncthreads();
+    for (int e = threadIdx.x; e < EL; e += THREADS) {
+      const int m = e / kTileN, col = n0 + e % kTileN;
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e], col));
+    }
+  } else {
+#if __CUDA_ARCH__ >= 900
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // both partial tiles complete and visible
+    const float *p0 = cluster.map_shared_rank(part, 0), *p1 = cluster.map_shared_rank(part, 1);
+    const int rank = (int)cluster.block_rank();
+    const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
+    for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
+      const int m = e / kTileN, col = n0 + e % kTileN;
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(p0[e] + p1[e], col));
+    }
+    cluster.sync();  // the peer may still be reading this block's part[]
+#else
+    __trap();  // never launched: the host only uses clusters on sm_90
+#endif
+  }
+}
+
 // One row of x. With LPR = kSlabLanesPerRow, lane (c, r) = (tid % LPR, tid / LPR) owns columns
 // n0 + 8c .. +8 and rows kb + r, kb + r + RPP, ... of the block's K range (RPP = 512 / LPR rows
 // per pass; a warp load covers 32 / LPR rows x 16 LPR contiguous bytes). Loads for the next kSlabU rows are issued
@@ -573,7 +643,7 @@ __host__ __device__ constexpr int slab1_split_begin(int K, int S, int rank) {
 }
 inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
 
-template <bool CLUSTER>
+template <bool CLUSTER, bool PUSH = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K, SlabEpi epi) {
   constexpr int LPR = kSlabLanesPerRow, COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
@@ -581,6 +651,8 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   __half *xs = reinterpret_cast<__half *>(slab_smem);
   __shared__ float red[kSlabWarps][COLS];
   __shared__ float part[COLS];
+  __shared__ float recv[PUSH ? COLS / 2 : 1];  // PUSH: the peer's half of our sums
+  if constexpr (CLUSTER && PUSH) cluster_arrive_relaxed();  // waited for in slab_store_tile
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int c = tid % LPR, r = tid / LPR;
   const int n = blockIdx.x * COLS + c * 8;
@@ -643,34 +715,16 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     for (int w = 0; w < kSlabWarps; ++w) v += red[w][e];
     part[e] = v;
   }
-  if constexpr (!CLUSTER) {
-    __syncthreads();
-    for (int e = tid; e < COLS; e += kSlabThreads) {
-      const int col = blockIdx.x * COLS + e;
-      if (col < N) y[col] = __float2half_rn(epi(part[e], col));
-    }
-  } else {
-#if __CUDA_ARCH__ >= 900
-    cg::cluster_group cluster = cg::this_cluster();
-    cluster.sync();  // both partial slabs complete and visible
-    const float *p0 = cluster.map_shared_rank(part, 0), *p1 = cluster.map_shared_rank(part, 1);
-    for (int e = rank * COLS / 2 + tid; e < (rank + 1) * COLS / 2; e += kSlabThreads) {
-      const int col = blockIdx.x * COLS + e;
-      if (col < N) y[col] = __float2half_rn(epi(p0[e] + p1[e], col));
-    }
-    cluster.sync();  // the peer may still be reading this block's part[]
-#else
-    __trap();  // never launched: the host only uses clusters on sm_90
-#endif
-  }
+  // One row of 64 columns: the tensor-core slabs' tile store with M = 1.
+  slab_store_tile<1, CLUSTER, kSlabThreads, PUSH>(part, y, 1, N, blockIdx.x * COLS, epi, recv);
 }
 
 // 2..16 rows: a 64-column slab (v4's lane layout: a warp's group is 16 rows x 64 columns),
 // warp w takes groups w, w + 16, ... of the block's K range, two groups per buffer, double
 // buffered. CLUSTER: the two CTAs of a (1, 2) cluster take the two halves of K and each
 // writes half of the tile from both partial tiles (DSMEM).
-template <int MB>
-constexpr int kSlabMmaSmem = kSlabWarps * 32 * (8 * (MB / 4) + 1) * 4 + MB * kTileN * 4;
+template <int MB>  // red[][][], part[MB x 64], and PUSH's recv[] (half of part)
+constexpr int kSlabMmaSmem = kSlabWarps * 32 * (8 * (MB / 4) + 1) * 4 + MB * kTileN * 4 * 3 / 2;
 
 // v9 (WA, 2..8 rows): W is the MMA's A operand and x^T its B operand (m16n8k16 with the 8
 // columns of B = 8 rows of x), so a group of 16 k x 64 columns takes 4 MMAs instead of 8.
@@ -735,38 +789,8 @@ __device__ __forceinline__ void slab_warps_to_part(const MmaAcc<MB> &acc, const 
     mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
 }
 
-// The end of a tensor-core slab: part[m * 64 + col] holds the block's M x 64 sums (written
-// before this call, not yet behind a barrier). Without a cluster the block stores its tile;
-// with the (1, 2) cluster each rank stores half of it from both blocks' part[] (DSMEM).
-template <int MB, bool CLUSTER, int THREADS = kSlabThreads>
-__device__ __forceinline__ void slab_store_tile(const float *part, __half *y, int M, int N,
-                                                int n0, const SlabEpi &epi) {
-  constexpr int EL = MB * kTileN;
-  if constexpr (!CLUSTER) {
-    __syncthreads();
-    for (int e = threadIdx.x; e < EL; e += THREADS) {
-      const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e], col));
-    }
-  } else {
-#if __CUDA_ARCH__ >= 900
-    cg::cluster_group cluster = cg::this_cluster();
-    cluster.sync();  // both partial tiles complete and visible
-    const float *p0 = cluster.map_shared_rank(part, 0), *p1 = cluster.map_shared_rank(part, 1);
-    const int rank = (int)cluster.block_rank();
-    const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
-    for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
-      const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(p0[e] + p1[e], col));
-    }
-    cluster.sync();  // the peer may still be reading this block's part[]
-#else
-    __trap();  // never launched: the host only uses clusters on sm_90
-#endif
-  }
-}
 
-template <int MB, bool CLUSTER, bool WA = false>
+template <int MB, bool CLUSTER, bool WA = false, bool PUSH = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K, bool xvec,
                   SlabEpi epi) {
@@ -775,6 +799,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   extern __shared__ __align__(16) unsigned char slab_smem[];
   float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
   float *part = reinterpret_cast<float *>(slab_smem) + kSlabWarps * 32 * (JS + 1);
+  if constexpr (CLUSTER && PUSH) cluster_arrive_relaxed();  // waited for in slab_store_tile
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kTileN, n = n0 + g * 8;
@@ -820,7 +845,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   }
   // The 16 warps' accumulators through smem (same mapping as gemv_mma), into part[m][col].
   slab_warps_to_part<MB, WA>(acc, wacc, red, part);
-  slab_store_tile<MB, CLUSTER>(part, y, M, N, n0, epi);
+  slab_store_tile<MB, CLUSTER, kSlabThreads, PUSH>(part, y, M, N, n0, epi, part + MB * kTileN);
 }
 
 // ---------------------------------------------------------------- v10: lean slab loop
@@ -846,7 +871,7 @@ constexpr int kV10Depth = MB == 8 ? 4 : 3;  // groups in flight per warp, within
 // waits once per P groups. Measured on the H200: at 4096^2 (cluster of 2, 8 groups per warp)
 // rolling is faster, at 8192^2 (32 groups per warp) batches are, by 2-5%; under Nsight
 // Compute the two differ by 3% (docs/perf-log.md, GEMV v10 / v11).
-template <int MB, bool CLUSTER, bool BATCH = false>
+template <int MB, bool CLUSTER, bool BATCH = false, bool PUSH = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
                   SlabEpi epi) {
@@ -855,6 +880,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   extern __shared__ __align__(16) unsigned char slab_smem[];
   float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
   float *part = reinterpret_cast<float *>(slab_smem) + kSlabWarps * 32 * (JS + 1);
+  if constexpr (CLUSTER && PUSH) cluster_arrive_relaxed();  // waited for in slab_store_tile
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kTileN;
@@ -918,7 +944,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   }
 
   slab_warps_to_part<MB, WA>(acc, wacc, red, part);
-  slab_store_tile<MB, CLUSTER>(part, y, M, N, n0, epi);
+  slab_store_tile<MB, CLUSTER, kSlabThreads, PUSH>(part, y, M, N, n0, epi, part + MB * kTileN);
 }
 
 // ---------------------------------------------------------------- TMA slabs: up to 64 rows
@@ -951,16 +977,20 @@ constexpr int kTmaStageBytes = kTmaStageK * kTileN * 2 + 16 * R * kTmaStageK * 2
 template <int R>
 constexpr int kTmaRedBytes = kTmaConsumers * 32 * (32 * R + 1) * 4 + 16 * R * kTileN * 4;
 template <int R>
-constexpr int kTmaSmemD(int D) {  // D stages or the reduction, + 1 KB: 1024-byte alignment
-  return 1024 + (D * kTmaStageBytes<R> > kTmaRedBytes<R> ? D * kTmaStageBytes<R>
-                                                          : kTmaRedBytes<R>);
+constexpr int kTmaRingD(int D) {  // D stages, or the reduction after them
+  return D * kTmaStageBytes<R> > kTmaRedBytes<R> ? D * kTmaStageBytes<R> : kTmaRedBytes<R>;
+}
+// + 1 KB for the 1024-byte alignment, + the peer's half of the sums (PUSH's recv[]).
+template <int R>
+constexpr int kTmaSmemD(int D) {
+  return 1024 + kTmaRingD<R>(D) + 16 * R * kTileN / 2 * 4;
 }
 template <int R>
 constexpr int kTmaSmem = kTmaSmemD<R>(kTmaDepth);
 
 // D: stages in the ring (kTmaDepth in the product; other depths in the probe
 // scripts/device/probes/gemv_tma_depth.cu).
-template <int R, bool CLUSTER, int D = kTmaDepth>
+template <int R, bool CLUSTER, int D = kTmaDepth, bool PUSH = false>
 __global__ void __launch_bounds__(kTmaThreads, 1)
     gemv_slab_tma(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,
                   __half *y, int M, int N, int K, SlabEpi epi) {
@@ -976,6 +1006,7 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
   const int n0 = blockIdx.x * kTileN;
   const int stages = (K + kTmaStageK - 1) / kTmaStageK, S = gridDim.y, rank = blockIdx.y;
   const int sa = (int)((long long)stages * rank / S), sb = (int)((long long)stages * (rank + 1) / S);
+  if constexpr (CLUSTER && PUSH) cluster_arrive_relaxed();  // waited for in slab_store_tile
   if (threadIdx.x == 0) {
     for (int i = 0; i < D; ++i) {
       mbar_init(&full[i], 1);
@@ -1060,7 +1091,8 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
     const int m = 16 * r + (l >> 2) + 8 * (q >> 1), col = 8 * (2 * (l & 3) + (q & 1)) + c;
     part[m * kTileN + col] = v;
   }
-  slab_store_tile<16 * R, CLUSTER, kTmaThreads>(part, y, M, N, n0, epi);
+  slab_store_tile<16 * R, CLUSTER, kTmaThreads, PUSH>(
+      part, y, M, N, n0, epi, reinterpret_cast<float *>(ring + kTmaRingD<R>(D)));
 #else
   __trap();  // never launched: the host uses the TMA slabs on compute capability 9.x only
 #endif
@@ -1255,6 +1287,13 @@ bool slab_setup() {
                          slab_attr<&gemv_slab_mma<16, true>>(kSlabMmaSmem<16>) &
                          slab_attr<&gemv_slab_mma<8, false, true>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_mma<8, true, true>>(kSlabMmaSmem<8>) &
+                         // the pushing cluster kernels (v13)
+                         slab_attr<&gemv_slab1<true, true>>(kSlabXSmemMax) &
+                         slab_attr<&gemv_slab_mma<8, true, false, true>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_mma<16, true, false, true>>(kSlabMmaSmem<16>) &
+                         slab_attr<&gemv_slab_mma<8, true, true, true>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_v10<8, true, true, true>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_v10<16, true, true, true>>(kSlabMmaSmem<16>) &
                          v10_attrs<false>() & v10_attrs<true>();
   return ok;
 }
@@ -1297,7 +1336,7 @@ SlabPlan slab_plan(int rows, int N, int K) {
 // v7's kernel for `rows`: v3 for one row, v4 for more.
 int v7_variant(int rows) { return rows == 1 ? 3 : 4; }
 
-template <int MB, bool CLUSTER, bool WA = false>
+template <int MB, bool CLUSTER, bool WA = false, bool PUSH = false>
 cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K,
                             SlabEpi epi, cudaStream_t s) {
   const bool xvec = K % 4 == 0 && (uintptr_t)x % 8 == 0;
@@ -1305,17 +1344,19 @@ cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, 
   const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
                                                kSlabThreads, kSlabMmaSmem<MB>, CLUSTER ? 2 : 1,
                                                s, &attr);
-  return cudaLaunchKernelEx(&cfg, gemv_slab_mma<MB, CLUSTER, WA>, x, W, y, M, N, K, xvec, epi);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_mma<MB, CLUSTER, WA, PUSH>, x, W, y, M, N, K, xvec,
+                            epi);
 }
 
-template <int MB, bool CLUSTER, bool BATCH>
+template <int MB, bool CLUSTER, bool BATCH, bool PUSH = false>
 cudaError_t launch_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
                             SlabEpi epi, cudaStream_t s) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
                                                kSlabThreads, kSlabMmaSmem<MB>, CLUSTER ? 2 : 1,
                                                s, &attr);
-  return cudaLaunchKernelEx(&cfg, gemv_slab_v10<MB, CLUSTER, BATCH>, x, W, y, M, N, K, epi);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_v10<MB, CLUSTER, BATCH, PUSH>, x, W, y, M, N, K,
+                            epi);
 }
 
 // (1, 2) clusters of the v10 (BATCH: v11) kernel for 2..8 (small) or 9..16 rows resident at
@@ -1331,7 +1372,7 @@ int v10_max_clusters(bool small) {
 // resident. false: it does not apply, nothing was launched.
 template <bool BATCH>
 bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
-                int K, SlabEpi epi, cudaStream_t s, cudaError_t *err) {
+                int K, SlabEpi epi, bool push, cudaStream_t s, cudaError_t *err) {
   if (rows < 2 || K % 16 != 0 || (uintptr_t)x % 8 != 0) return false;
   const bool small = bucket(rows) <= 8;
   if (plan == kSlabMma) {
@@ -1340,24 +1381,34 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
     return true;
   }
   if (plan != kSlabMmaCluster || v10_max_clusters<BATCH>(small) < tiles_for(N)) return false;
+  if constexpr (BATCH) {  // v13 pushes from v11's (batched) kernels only
+    if (push) {
+      *err = small ? launch_slab_v10<8, true, true, true>(x, W, y, rows, N, K, epi, s)
+                   : launch_slab_v10<16, true, true, true>(x, W, y, rows, N, K, epi, s);
+      return true;
+    }
+  }
   *err = small ? launch_slab_v10<8, true, BATCH>(x, W, y, rows, N, K, epi, s)
                : launch_slab_v10<16, true, BATCH>(x, W, y, rows, N, K, epi, s);
   return true;
 }
 
 // One v8 launch of `plan` (not kSlabNone) for `rows` <= 16 rows; wa: v9's W-as-A kernel for
-// 2..8 rows; lean: 10 or 11 for v10's or v11's kernels where they apply, else 0. epi: applied
-// to every result at the store (kSlabNoEpi for the GEMV itself).
+// 2..8 rows; lean: 10 or 11 for v10's or v11's kernels where they apply, else 0; push: the
+// clusters push their partial sums (GEMV v13, HGEMM v17; slab_store_tile). epi: applied to
+// every result at the store (kSlabNoEpi for the GEMV itself).
 cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,
-                        int N, int K, bool wa, int lean, SlabEpi epi, cudaStream_t s) {
+                        int N, int K, bool wa, int lean, bool push, SlabEpi epi,
+                        cudaStream_t s) {
   const bool small = bucket(rows) <= 8;
   cudaError_t err = cudaSuccess;
-  if (lean == 10 && launch_v10<false>(plan, x, W, y, rows, N, K, epi, s, &err)) return err;
-  if (lean == 11 && launch_v10<true>(plan, x, W, y, rows, N, K, epi, s, &err)) return err;
+  if (lean == 10 && launch_v10<false>(plan, x, W, y, rows, N, K, epi, push, s, &err)) return err;
+  if (lean == 11 && launch_v10<true>(plan, x, W, y, rows, N, K, epi, push, s, &err)) return err;
   if (wa && small && plan == kSlabMma)
     return launch_slab_mma<8, false, true>(x, W, y, rows, N, K, epi, s);
   if (wa && small && plan == kSlabMmaCluster)
-    return launch_slab_mma<8, true, true>(x, W, y, rows, N, K, epi, s);
+    return push ? launch_slab_mma<8, true, true, true>(x, W, y, rows, N, K, epi, s)
+                : launch_slab_mma<8, true, true>(x, W, y, rows, N, K, epi, s);
   switch (plan) {
     case kSlab1x64:
       gemv_slab1<false><<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(
@@ -1367,12 +1418,16 @@ cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half 
       cudaLaunchAttribute attr;
       const cudaLaunchConfig_t cfg = launch_config(dim3((unsigned)rl_ceil_div(N, 64), 2, 1),
                                                    kSlabThreads, slab1_smem(K, 2), 2, s, &attr);
-      return cudaLaunchKernelEx(&cfg, gemv_slab1<true>, x, W, y, N, K, epi);
+      return push ? cudaLaunchKernelEx(&cfg, gemv_slab1<true, true>, x, W, y, N, K, epi)
+                  : cudaLaunchKernelEx(&cfg, gemv_slab1<true>, x, W, y, N, K, epi);
     }
     case kSlabMma:
       return small ? launch_slab_mma<8, false>(x, W, y, rows, N, K, epi, s)
                    : launch_slab_mma<16, false>(x, W, y, rows, N, K, epi, s);
     default:
+      if (push)
+        return small ? launch_slab_mma<8, true, false, true>(x, W, y, rows, N, K, epi, s)
+                     : launch_slab_mma<16, true, false, true>(x, W, y, rows, N, K, epi, s);
       return small ? launch_slab_mma<8, true>(x, W, y, rows, N, K, epi, s)
                    : launch_slab_mma<16, true>(x, W, y, rows, N, K, epi, s);
   }
@@ -1383,7 +1438,7 @@ bool tma_capable();
 template <int R>
 int tma_max_clusters();
 int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                    SlabEpi epi, long long max_work, cudaStream_t s, bool *launched);
+                    SlabEpi epi, long long max_work, bool push, cudaStream_t s, bool *launched);
 // Rows from which the TMA slabs beat v11's register slabs: 9 (the 16-row bucket). At 2..8
 // rows v11's W-as-A groups take half the MMAs and measured 1-3% faster on the H200.
 constexpr int kTmaMinRows = 9;
@@ -1398,7 +1453,8 @@ int splits(int variant, int rows, int N, int K) {
     case 9:
     case 10:
     case 11:
-    case 12: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
+    case 12:
+    case 13: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
     default: return 1;
   }
 }
@@ -1416,7 +1472,7 @@ size_t workspace_bytes(int variant, int N, int K) {
     return 0;
   }
   if (variant >= 8) slab_setup();  // the smem attributes now, not in a capture
-  if (variant == 12 && tma_capable()) (void)tma_max_clusters<1>();  // attributes, cluster query
+  if (variant >= 12 && tma_capable()) (void)tma_max_clusters<1>();  // attributes, cluster query
   if (variant >= 10) {  // its cluster residency queries now, not in a capture
     const bool batch = variant >= 11;
     for (const bool small : {true, false})
@@ -1502,18 +1558,19 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
     }
     return rl_launch_status();
   }
+  const bool push = variant >= 13;  // v13: v12 with the clusters pushing their partial sums
   if (variant >= 12 && rows >= kTmaMinRows) {  // v12: the TMA slabs where they apply, else v11
     bool launched = false;
-    const int st = tma_slab_launch(x, W, y, rows, N, K, kSlabNoEpi, LLONG_MAX, s, &launched);
+    const int st =
+        tma_slab_launch(x, W, y, rows, N, K, kSlabNoEpi, LLONG_MAX, push, s, &launched);
     if (launched) return st;
-    variant = 11;
   }
   if (variant >= 8) {
     const SlabPlan plan = slab_plan(rows, N, K);
     if (plan == kSlabNone) return launch_rows(v7_variant(rows), x, W, y, ws, rows, N, K, s);
+    const int lean = variant >= 11 ? 11 : variant == 10 ? 10 : 0;  // v12, v13: v11's kernels
     const cudaError_t e =
-        launch_slab(plan, x, W, y, rows, N, K, variant >= 9, variant >= 10 ? variant : 0,
-                    kSlabNoEpi, s);
+        launch_slab(plan, x, W, y, rows, N, K, variant >= 9, lean, push, kSlabNoEpi, s);
     const int st = rl_launch_status();
     return e != cudaSuccess ? (int)e : st;
   }
@@ -1617,21 +1674,23 @@ bool tensor_map(CUtensorMap *out, const void *ptr, int rows, int cols, int box_c
   return true;
 }
 
-template <int R, bool CLUSTER>
+template <int R, bool CLUSTER, bool PUSH = false>
 cudaError_t launch_tma(const CUtensorMap &wm, const CUtensorMap &xm, __half *y, int M, int N,
                        int K, SlabEpi epi, cudaStream_t s) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
                                                kTmaThreads, kTmaSmem<R>, CLUSTER ? 2 : 1, s,
                                                &attr);
-  return cudaLaunchKernelEx(&cfg, gemv_slab_tma<R, CLUSTER>, wm, xm, y, M, N, K, epi);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_tma<R, CLUSTER, kTmaDepth, PUSH>, wm, xm, y, M, N,
+                            K, epi);
 }
 
 // The smem attributes of the R-tile kernels, set once.
 template <int R>
 bool tma_attrs() {
   return slab_attr<&gemv_slab_tma<R, false>>(kTmaSmem<R>) &
-         slab_attr<&gemv_slab_tma<R, true>>(kTmaSmem<R>);
+         slab_attr<&gemv_slab_tma<R, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true>>(kTmaSmem<R>);
 }
 
 // (1, 2) clusters of the R-tile kernel resident at once.
@@ -1646,7 +1705,7 @@ int tma_max_clusters() {
 // one wave, with a (1, 2) cluster below that); *launched says whether it did.
 template <int R>
 int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
-               long long max_work, cudaStream_t s, bool *launched) {
+               long long max_work, bool push, cudaStream_t s, bool *launched) {
   if (!tma_attrs<R>()) return 0;
   const int sms = rl_sm_count();
   const long long tiles = tiles_for(N);
@@ -1659,6 +1718,7 @@ int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
     return 0;
   *launched = true;
   const cudaError_t e = direct ? launch_tma<R, false>(wm, xm, y, M, N, K, epi, s)
+                        : push ? launch_tma<R, true, true>(wm, xm, y, M, N, K, epi, s)
                                : launch_tma<R, true>(wm, xm, y, M, N, K, epi, s);
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
@@ -1671,45 +1731,46 @@ bool tma_shape_ok(const void *x, const void *W, int M, int N, int K) {
          (uintptr_t)x % 16 == 0 && (uintptr_t)W % 16 == 0 && tma_capable();
 }
 
-// max_work: the most m-tiles x rows of K one CTA may take (the HGEMM's limit, below).
+// max_work: the most m-tiles x rows of K one CTA may take (the HGEMM's limit, below); push:
+// a cluster pushes its partial sums (slab_store_tile).
 int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                    SlabEpi epi, long long max_work, cudaStream_t s, bool *launched) {
+                    SlabEpi epi, long long max_work, bool push, cudaStream_t s, bool *launched) {
   *launched = false;
   if (!tma_shape_ok(x, W, M, N, K)) return 0;
   switch ((M + 15) / 16) {
-    case 1: return tma_launch<1>(x, W, y, M, N, K, epi, max_work, s, launched);
-    case 2: return tma_launch<2>(x, W, y, M, N, K, epi, max_work, s, launched);
-    case 3: return tma_launch<3>(x, W, y, M, N, K, epi, max_work, s, launched);
-    default: return tma_launch<4>(x, W, y, M, N, K, epi, max_work, s, launched);
+    case 1: return tma_launch<1>(x, W, y, M, N, K, epi, max_work, push, s, launched);
+    case 2: return tma_launch<2>(x, W, y, M, N, K, epi, max_work, push, s, launched);
+    case 3: return tma_launch<3>(x, W, y, M, N, K, epi, max_work, push, s, launched);
+    default: return tma_launch<4>(x, W, y, M, N, K, epi, max_work, push, s, launched);
   }
 }
 
 }  // namespace
 
 int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                        SlabEpi epi, cudaStream_t stream, bool *launched) {
+                        SlabEpi epi, bool push, cudaStream_t stream, bool *launched) {
   *launched = false;
   if (M < 1 || M > kMaxRows || N < 1 || K < 1 || !vector_ok(W, N)) return 0;
   const SlabPlan plan = slab_plan(M, N, K);
   if (plan == kSlabNone) return 0;
   *launched = true;
-  const cudaError_t e = launch_slab(plan, x, W, y, M, N, K, true, 0, epi, stream);
+  const cudaError_t e = launch_slab(plan, x, W, y, M, N, K, true, 0, push, epi, stream);
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
 }
 
 int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                       SlabEpi epi, cudaStream_t stream, bool *launched) {
+                       SlabEpi epi, bool push, cudaStream_t stream, bool *launched) {
   // The HGEMM's limit: a CTA of 4 m-tiles over all 8192 of K is MMA-bound (0.81x cuBLAS at
   // 64x8192x8192 against v15's 0.87x); 3 m-tiles there tie with v15, and 4 m-tiles over half
   // of 4096 (a cluster of 2) win (0.87x against 0.80x). So at most 3 x 8192.
   constexpr long long kMaxWork = 3LL * 8192;
   *launched = false;
   if (M < kTmaMinRows) return 0;
-  return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, stream, launched);
+  return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stream, launched);
 }
 
-constexpr int kVariants = 12;
+constexpr int kVariants = 13;
 
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
@@ -1767,6 +1828,7 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 10: return "v10 v9 with a lean 2..16-row loop: unguarded loads, stepped pointers, rolling ring";
     case 11: return "v11 v10 with the groups in flight issued and multiplied in batches (>= 4 batches per warp)";
     case 12: return "v12 v11 with 9..16 rows on TMA slabs: W and x through a 4-stage TMA ring in smem";
+    case 13: return "v13 best: v12 with the cluster's partial sums pushed to the peer's smem (one barrier)";
     default: return nullptr;
   }
 }

@@ -66,6 +66,15 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 
 // ---------------------------------------------------------------------------------------
+// 8 results to fp16 in one 16-byte store (dst 16-byte aligned).
+__device__ __forceinline__ void store8(half *dst, const float (&v)[8]) {
+  uint4 packed;
+  __half2 *h2 = reinterpret_cast<__half2 *>(&packed);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) h2[i] = __floats2half2_rn(v[2 * i], v[2 * i + 1]);
+  *reinterpret_cast<uint4 *>(dst) = packed;
+}
+
 // Epilogue store of 8 consecutive results C[row, col0 .. col0+7] (col0 % 8 == 0).
 template <bool VEC, class Epi>
 __device__ __forceinline__ void store_chunk(const Epi &epi, float (&v)[8], half *C, int row,
@@ -74,11 +83,7 @@ __device__ __forceinline__ void store_chunk(const Epi &epi, float (&v)[8], half 
   epi.template apply<VEC>(v, col0, N);
   half *dst = C + static_cast<size_t>(row) * N + col0;
   if constexpr (VEC) {
-    uint4 packed;
-    __half2 *h2 = reinterpret_cast<__half2 *>(&packed);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) h2[i] = __floats2half2_rn(v[2 * i], v[2 * i + 1]);
-    *reinterpret_cast<uint4 *>(dst) = packed;
+    store8(dst, v);
   } else {
 #pragma unroll
     for (int i = 0; i < 8; ++i)
@@ -329,13 +334,20 @@ __device__ __forceinline__ void mma_frags(const FragA (&a)[Cfg::kFragsM],
 // kLdc floats per row) through the functor to C. `swap`: lanes 4..7 of each quarter-warp read
 // their two float4 halves in the other order, so when a quarter-warp reads one staged row the
 // 8 lanes of an LDS.128 phase hit 8 different 16-byte bank groups.
-template <class Cfg, bool VEC, class Epi>
-__device__ __forceinline__ void emit_chunk(const float *region, int r, int c, int swap, half *C,
-                                           int M, int N, int row0, int col0, const Epi &epi) {
+template <class Cfg>
+__device__ __forceinline__ void load_staged8(const float *region, int r, int c, int swap,
+                                             float (&v)[8]) {
   const float4 *src = reinterpret_cast<const float4 *>(region + r * Cfg::kLdc + c);
   const float4 x = src[swap], y = src[swap ^ 1];
   const float4 lo = swap ? y : x, hi = swap ? x : y;
-  float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w;
+  v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+}
+template <class Cfg, bool VEC, class Epi>
+__device__ __forceinline__ void emit_chunk(const float *region, int r, int c, int swap, half *C,
+                                           int M, int N, int row0, int col0, const Epi &epi) {
+  float v[8];
+  load_staged8<Cfg>(region, r, c, swap, v);
   store_chunk<VEC>(epi, v, C, row0 + r, col0 + c, M, N);
 }
 
@@ -412,6 +424,73 @@ __device__ __forceinline__ void apply_in_registers(const Epi &epi,
 #pragma unroll
       for (int e = 0; e < FragC::num_elements; ++e)
         acc[i][j].x[e] = epi.apply1(acc[i][j].x[e], op[e]);
+  }
+}
+
+// The functor's operand of one lane's 8 columns, prepared once, applied to each chunk.
+template <class Epi>
+struct EpiPrepared {
+  const Epi &epi;
+  float op[8];
+  template <bool VEC>
+  __device__ __forceinline__ void apply(float (&v)[8], int, int) const {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = epi.apply1(v[i], op[i]);
+  }
+};
+
+// Parked epilogue for a functor with a column operand (the fused bias+GELU), where the
+// pipeline smem holds every warp's whole WM x WN tile (kParkBytes): the warp first parks all
+// its accumulators in fp32, then applies the functor chunk by chunk on the way out, with the
+// accumulators' ~128 registers free for the chains of 4 chunks at a time (applied in
+// registers, at ~254 registers, ptxas has little room to overlap them). At 2048^3, where
+// one wave of tiles leaves the epilogue exposed, fused / plain went from 1.038-1.042 to
+// 1.033-1.035 (docs/perf-log.md, E1 / E2); the SFU's tanh, one per value at 16 per clock per
+// SM, bounds it at ~2k cycles per tile. A lane's chunks all have the same 8 columns (32
+// lanes cover whole rows), so its operand is read and prepared once. `park` is the warp's
+// WM x kLdc floats.
+template <class Cfg, class Epi>
+__device__ __forceinline__ void epilogue_parked(const Epi &epi, float *park,
+                                                FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN],
+                                                const half *ops, half *C, int M, int N,
+                                                int row0, int col0) {
+  constexpr int kChunksPerRow = Cfg::WN / 8;
+  constexpr int kChunks = Cfg::WM * kChunksPerRow;
+  static_assert(32 % kChunksPerRow == 0, "a lane's chunks share their 8 columns");
+#pragma unroll
+  for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::kFragsN; ++j)
+      wmma::store_matrix_sync(park + i * 16 * Cfg::kLdc + j * 16, acc[i][j], Cfg::kLdc,
+                              wmma::mem_row_major);
+  __syncwarp();
+  const int lane = threadIdx.x % 32, c = (lane % kChunksPerRow) * 8;
+  EpiPrepared<Epi> f{epi, {}};
+#pragma unroll
+  for (int q = 0; q < 8; ++q) f.op[q] = epi.prep(__half2float(ops[c + q]));
+  if (row0 + Cfg::WM <= M && col0 + Cfg::WN <= N) {
+    // The whole warp tile is inside C: no guard per chunk, so that ptxas may interleave the
+    // chains of several chunks (a guard per chunk made it finish one before the next).
+    constexpr int G = kChunks / 32 % 4 == 0 ? 4 : kChunks / 32 % 2 == 0 ? 2 : 1;
+#pragma unroll
+    for (int q0 = 0; q0 < kChunks / 32; q0 += G) {
+      float v[G][8];  // G chunks in flight: loads, then all 8 G chains, then the stores
+#pragma unroll
+      for (int g = 0; g < G; ++g)
+        load_staged8<Cfg>(park, (lane + 32 * (q0 + g)) / kChunksPerRow, c, chunk_swap(), v[g]);
+#pragma unroll
+      for (int g = 0; g < G; ++g) f.template apply<true>(v[g], 0, 0);
+#pragma unroll
+      for (int g = 0; g < G; ++g)
+        store8(C + static_cast<size_t>(row0 + (lane + 32 * (q0 + g)) / kChunksPerRow) * N + col0 +
+                   c,
+               v[g]);
+    }
+  } else {
+#pragma unroll
+    for (int chunk = lane; chunk < kChunks; chunk += 32)
+      emit_chunk<Cfg, true>(park, chunk / kChunksPerRow, c, chunk_swap(), C, M, N, row0, col0,
+                            f);
   }
 }
 
@@ -711,7 +790,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   pipe.drain();
   float *stage = reinterpret_cast<float *>(smem_raw) + warp * 16 * Cfg::kLdc;
   const int row0 = tm * Cfg::BM + wm * Cfg::WM, col0 = tn * Cfg::BN + wn * Cfg::WN;
-  if constexpr (Epi::kColOperand) {
+  if constexpr (Epi::kColOperand && Cfg::kParkBytes <= Cfg::kSmemBytes) {
+    float *park = reinterpret_cast<float *>(smem_raw) + warp * Cfg::WM * Cfg::kLdc;
+    epilogue_parked<Cfg>(epi, park, acc, ops + wn * Cfg::WN, C, M, N, row0, col0);
+  } else if constexpr (Epi::kColOperand) {
     // All 128 values per lane at once, from registers: the per-chunk path would put a load
     // and a dependent chain on every 8 values, with only 2 warps per scheduler to hide them.
     apply_in_registers<Cfg>(epi, acc, ops + wn * Cfg::WN, stage);
@@ -949,7 +1031,7 @@ using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 16;
+constexpr int kVariantCount = 17;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -1214,11 +1296,15 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
     default: {
       // v14: M <= 16 on the GEMV's slabs where they suit the shape, else v13. v15: the same,
       // with v15's split candidate. v16: v15, with 9..64 rows on the GEMV's TMA slabs where
-      // they suit the shape (rl_gemv_tma_launch).
+      // they suit the shape (rl_gemv_tma_launch). v17: v16 with the slabs' clusters pushing
+      // their partial sums (GEMV v13).
       bool launched = false;
       int st = 0;
-      if (variant >= 16) st = rl_gemv_tma_launch(a, b, c, M, N, K, epi.slab_epi(), s, &launched);
-      if (!launched) st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), s, &launched);
+      const bool push = variant >= 17;
+      if (variant >= 16)
+        st = rl_gemv_tma_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched);
+      if (!launched)
+        st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched);
       return launched ? st : launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15);
     }
   }

@@ -123,6 +123,19 @@ RUNS=(
   "bench gemv --impl ours --variant 10 --m 11 --n 4104 --k 1024"
   "bench gemv --impl ours --variant 11 --m 3 --n 8200 --k 4096"
   "bench gemv --impl ours --variant 11 --m 12 --n 8200 --k 3072"
+  # GEMV v13 / HGEMM v17: the clusters push their partial sums (slab_store_tile's PUSH), in
+  # every pushing kernel: one row, v11's 2..8 rows, the TMA slab (1 m-tile; K = 8: a CTA
+  # without stages), v9's slabs (odd K, the fallback) and the HGEMM's 2..4 m-tiles and W-as-A
+  # slabs, plain and fused
+  "bench gemv --impl ours --variant 13 --m 1 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 13 --m 6 --n 4104 --k 1040"
+  "bench gemv --impl ours --variant 13 --m 16 --n 4104 --k 8"
+  "bench gemv --impl ours --variant 13 --m 12 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 13 --m 5 --n 4104 --k 4095"
+  "bench gemm --impl wmma --variant 17 --m 40 --n 4104 --k 1000"
+  "bench gemm-gelu --impl fused --variant 17 --m 64 --n 2560 --k 2048"
+  "bench gemm-gelu --impl fused --variant 17 --m 5 --n 2120 --k 77"
+  "bench gemm --impl wmma --variant 17 --m 12 --n 4104 --k 77"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")

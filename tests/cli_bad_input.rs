@@ -185,7 +185,7 @@ bad_input! {
     gemm_impl_unknown: ["bench", "gemm", "--impl", "tensorrt"] => ["--impl", "tensorrt", "wmma"];
     gemm_impl_one_of_list_unknown: ["bench", "gemm", "--impl", "wmma,bogus"] => ["--impl", "bogus"];
     gemm_impl_empty: ["bench", "gemm", "--impl", ""] => ["--impl"];
-    gemm_gelu_impl_unknown: ["bench", "gemm-gelu", "--impl", "fused,bogus"] => ["--impl", "bogus", "cublaslt"];
+    gemm_gelu_impl_unknown: ["bench", "gemm-gelu", "--impl", "fused,bogus"] => ["--impl", "bogus", "plain", "cublaslt"];
     gemv_impl_unknown: ["bench", "gemv", "--impl", "wmma"] => ["--impl", "wmma", "ours"];
     gemv_impl_unknown_lists_read: ["bench", "gemv", "--impl", "ours,floor"] => ["--impl", "floor", "read"];
     gemv_read_of_tiny_w: ["bench", "gemv", "--impl", "read", "--n", "1", "--k", "3"] => ["--impl read", "16 bytes"];

@@ -108,3 +108,66 @@ fn ctrl_c_during_a_sweep_keeps_what_was_measured() {
         "the sweep should have stopped early"
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gemm_gelu_plain_is_timed_beside_the_fused_kernel_and_compared() {
+    // A shape off every tile (odd M, N % 8 == 0 but not a tile multiple, K off the k-tile).
+    let out = roofline()
+        .args([
+            "bench",
+            "gemm-gelu",
+            "--m",
+            "33",
+            "--n",
+            "136",
+            "--k",
+            "72",
+            "--impl",
+            "fused,unfused,plain",
+            "--interleave",
+            "--min-time-ms",
+            "10",
+            "--max-time-ms",
+            "50",
+            "--json",
+        ])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let recs = v["records"].as_array().expect("records");
+    let kinds: Vec<(String, String, bool)> = recs
+        .iter()
+        .map(|r| {
+            (
+                r["kernel"].as_str().unwrap().to_string(),
+                r["impl"].as_str().unwrap().to_string(),
+                r["verified"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    for want in [
+        ("gemm_bias_gelu", "ours"),
+        ("gemm_bias_gelu", "unfused"),
+        ("hgemm", "ours"),
+    ] {
+        assert!(
+            kinds
+                .iter()
+                .any(|(k, i, ok)| k == want.0 && i == want.1 && *ok),
+            "no verified {want:?} record in {kinds:?}"
+        );
+    }
+    for imp in ["ours", "unfused"] {
+        let line = format!("gemm_bias_gelu {imp}");
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.starts_with(&line) && l.contains("x the time of our plain GEMM")),
+            "no fused/plain ratio for {imp}: {stderr}"
+        );
+    }
+}

@@ -55,11 +55,13 @@ pub enum BenchKernel {
         #[command(flatten)]
         output: OutputArgs,
     },
-    /// GEMM + bias + GELU: fused, unfused (ours + separate kernel), unfused_cublas, cublaslt
+    /// GEMM + bias + GELU: fused, unfused (ours + separate kernel), plain (our GEMM alone),
+    /// unfused_cublas, cublaslt
     GemmGelu {
         #[command(flatten)]
         shape: GemmShape,
-        /// Implementations: fused, unfused, unfused_cublas, cublaslt
+        /// Implementations: fused, unfused, plain (our GEMM without the epilogue: what the
+        /// fusion costs), unfused_cublas, cublaslt
         #[arg(long, value_delimiter = ',', default_value = "fused,unfused,cublaslt")]
         r#impl: Vec<String>,
         /// Our variant(s) for fused/unfused: v1, v2, ..., best, or all
@@ -235,6 +237,19 @@ pub fn print_relative(records: &[Record], library_impl: &str) {
     }
 }
 
+/// "KERNEL IMPL SHAPE: 1.234x the time of BASE (a vs b us)": one record's median over another's.
+fn time_over(r: &Record, base: &Record, base_name: &str) -> String {
+    format!(
+        "{} {} {}: {:.3}x the time of {base_name} ({:.2} vs {:.2} us)",
+        r.kernel,
+        r.impl_label(),
+        r.shape.label(),
+        r.median_ms / base.median_ms,
+        r.median_ms * 1e3,
+        base.median_ms * 1e3
+    )
+}
+
 /// Prints each GEMV record's time over the read of its weights (a `read` record of the same
 /// cache and timing, as `bench gemv --impl read` makes): the decode targets' ratio.
 pub fn print_vs_read(records: &[Record]) {
@@ -249,14 +264,27 @@ pub fn print_vs_read(records: &[Record]) {
                 && l.cache == r.cache
                 && l.timing == r.timing
         }) {
-            eprintln!(
-                "gemv {} {}: {:.3}x the time of a read of W ({:.2} vs {:.2} us)",
-                r.impl_label(),
-                r.shape.label(),
-                r.median_ms / read.median_ms,
-                r.median_ms * 1e3,
-                read.median_ms * 1e3
-            );
+            eprintln!("{}", time_over(r, read, "a read of W"));
+        }
+    }
+}
+
+/// Prints each of our GEMM+GELU records' time over our plain GEMM of the same variant, shape,
+/// cache and timing (as `bench gemm-gelu --impl plain` adds): what the epilogue costs.
+pub fn print_vs_plain(records: &[Record]) {
+    for r in records
+        .iter()
+        .filter(|r| r.kernel == "gemm_bias_gelu" && (r.impl_ == "ours" || r.impl_ == "unfused"))
+    {
+        if let Some(plain) = records.iter().find(|l| {
+            l.kernel == "hgemm"
+                && l.impl_ == "ours"
+                && l.variant == r.variant
+                && l.shape == r.shape
+                && l.cache == r.cache
+                && l.timing == r.timing
+        }) {
+            eprintln!("{}", time_over(r, plain, "our plain GEMM"));
         }
     }
 }
@@ -382,6 +410,12 @@ impl BenchKernel {
                 )?;
                 let GemmShape { m, n, k } = *shape;
                 for imp in r#impl {
+                    if imp == "plain" {
+                        for &v in &vs {
+                            cases.push(Box::new(HgemmCase::new(m, n, k, v, seed)));
+                        }
+                        continue;
+                    }
                     let imps: Vec<GeluImpl> = match imp.as_str() {
                         "fused" => vs.iter().map(|v| GeluImpl::Fused(*v)).collect(),
                         "unfused" => vs.iter().map(|v| GeluImpl::Unfused(*v)).collect(),
@@ -394,7 +428,7 @@ impl BenchKernel {
                         }
                         other => {
                             return Err(usage(format!(
-                                "--impl '{other}': choose from fused, unfused, unfused_cublas, cublaslt"
+                                "--impl '{other}': choose from fused, unfused, plain, unfused_cublas, cublaslt"
                             )))
                         }
                     };
@@ -536,5 +570,6 @@ fn run_cases(
     emit(&s.results(), output)?;
     print_relative(&s.records, library_impl);
     print_vs_read(&s.records);
+    print_vs_plain(&s.records);
     finish(&s)
 }

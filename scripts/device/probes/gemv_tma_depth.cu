@@ -50,18 +50,12 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "needs compute capability 9.x and a driver with cuTensorMapEncodeTiled\n");
     return 1;
   }
-  const size_t bytes = (size_t)n * n * 2;
-  const int sets = (int)std::max<size_t>(2, (size_t)(3 * 60 * 1024 * 1024) / bytes + 1);
-  std::vector<__half *> W(sets), x(sets);
-  for (int i = 0; i < sets; ++i) {
-    CK(cudaMalloc(&W[i], bytes));
-    CK(cudaMemset(W[i], 0x11, bytes));  // finite fp16 values; the result is not checked here
-    CK(cudaMalloc(&x[i], (size_t)64 * n * 2));
-    CK(cudaMemset(x[i], 0x11, (size_t)64 * n * 2));
-  }
-  __half *y;
+  const GemvProbeBuffers buf(n);
+  const size_t bytes = buf.bytes;
+  const int sets = buf.sets;
+  const std::vector<__half *> &W = buf.W, &x = buf.x;
+  __half *y = buf.y;
   float *sink;
-  CK(cudaMalloc(&y, (size_t)64 * n * 2));
   CK(cudaMalloc(&sink, 4096 * sizeof(float)));
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
