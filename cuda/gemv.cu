@@ -603,7 +603,8 @@ __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, in
     const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
     for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
       const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e] + recv[e - lo], col));
+      if (m < M && col < N)
+        y[(size_t)m * N + col] = __float2half_rn(epi(part[e] + recv[e - lo], col));
     }
 #else
     __trap();  // never launched: the host only uses clusters on sm_90
@@ -788,7 +789,6 @@ __device__ __forceinline__ void slab_warps_to_part(const MmaAcc<MB> &acc, const 
   else
     mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
 }
-
 
 template <int MB, bool CLUSTER, bool WA = false, bool PUSH = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)

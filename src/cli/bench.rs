@@ -64,7 +64,7 @@ pub enum BenchKernel {
         /// fusion costs), unfused_cublas, cublaslt
         #[arg(long, value_delimiter = ',', default_value = "fused,unfused,cublaslt")]
         r#impl: Vec<String>,
-        /// Our variant(s) for fused/unfused: v1, v2, ..., best, or all
+        /// Our variant(s) for fused/unfused/plain: v1, v2, ..., best, or all
         #[arg(long, default_value = "best")]
         variant: String,
         /// GELU form: tanh (approximation, as cuBLASLt) or erf
