@@ -444,9 +444,9 @@ struct EpiPrepared {
 // its accumulators in fp32, then applies the functor chunk by chunk on the way out, with the
 // accumulators' ~128 registers free for the chains of 4 chunks at a time (applied in
 // registers, at ~254 registers, ptxas has little room to overlap them). At 2048^3, where
-// one wave of tiles leaves the epilogue exposed, fused / plain went from 1.038-1.042 to
-// 1.033-1.035 (docs/perf-log.md, E1 / E2); the SFU's tanh, one per value at 16 per clock per
-// SM, bounds it at ~2k cycles per tile. A lane's chunks all have the same 8 columns (32
+// one wave of tiles leaves the epilogue exposed, fused / plain came to 1.033-1.035 (E2; the
+// register form: 1.036 in report H, a per-strip form 1.038-1.042 in E1; docs/perf-log.md);
+// the SFU's tanh, one per value at 16 per clock per SM, bounds it at ~2k cycles per tile. A lane's chunks all have the same 8 columns (32
 // lanes cover whole rows), so its operand is read and prepared once. `park` is the warp's
 // WM x kLdc floats.
 template <class Cfg, class Epi>
