@@ -977,7 +977,7 @@ constexpr int kTmaStageBytes = kTmaStageK * kTileN * 2 + 16 * R * kTmaStageK * 2
 template <int R>
 constexpr int kTmaRedBytes = kTmaConsumers * 32 * (32 * R + 1) * 4 + 16 * R * kTileN * 4;
 template <int R>
-constexpr int kTmaRingD(int D) {  // D stages, or the reduction after them
+__host__ __device__ constexpr int kTmaRingD(int D) {  // D stages, or the reduction after them
   return D * kTmaStageBytes<R> > kTmaRedBytes<R> ? D * kTmaStageBytes<R> : kTmaRedBytes<R>;
 }
 // + 1 KB for the 1024-byte alignment, + the peer's half of the sums (PUSH's recv[]).

@@ -4,12 +4,7 @@
 # v16 at 64x8192x8192, where v16 must fall back to v15's kernels). Logs to $OUT.
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
-$B/run-gpu-tests.sh > "$OUT/tests.log" 2>&1
-echo "gpu tests exit=$?"
-grep -E "test result|FAILED|panicked" "$OUT/tests.log" | sort | uniq -c
-OUT=/tmp/san SANITIZE_FILTER="variant 16 |gemv --impl ours --variant 12 " SANITIZE_TIMEOUT_S=120 \
-  bash scripts/sanitize.sh > "$OUT/sanitize.log" 2>&1
-tail -7 "$OUT/sanitize.log"
+tests_and_sanitize "variant 16 |gemv --impl ours --variant 12 "
 {
   for m in 8 9 16; do
     $B/roofline bench gemv --m $m --n 8192 --k 8192 --impl read,ours --variant v11,v12 --interleave

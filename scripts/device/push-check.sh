@@ -5,12 +5,7 @@
 # the GEMVs. Logs to $OUT; the comparison is printed last.
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
-$B/run-gpu-tests.sh > "$OUT/tests.log" 2>&1
-echo "gpu tests exit=$?"
-grep -E "test result|FAILED|panicked" "$OUT/tests.log" | sort | uniq -c
-OUT=/tmp/san SANITIZE_FILTER="variant 1[37] " SANITIZE_TIMEOUT_S=120 \
-  bash scripts/sanitize.sh > "$OUT/sanitize.log" 2>&1
-tail -7 "$OUT/sanitize.log"
+tests_and_sanitize "variant 1[37] "
 {
   for mode in --launch --graph; do
     for m in 1 2 8 16; do

@@ -17,6 +17,7 @@
 
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
+#include "gemv_probe.cuh"
 
 namespace {
 
@@ -65,10 +66,7 @@ int main(int argc, char **argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 4096;
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  if (!tma_capable()) {
-    std::fprintf(stderr, "needs compute capability 9.x and a driver with cuTensorMapEncodeTiled\n");
-    return 1;
-  }
+  require_tma();
   const GemvProbeBuffers buf(n);
   const size_t bytes = buf.bytes;
   const int sets = buf.sets;

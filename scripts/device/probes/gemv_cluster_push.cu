@@ -10,6 +10,7 @@
 // Usage: gemv_cluster_push [N]  (N = K, default 4096; the cluster form needs N / 64 < 66)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
+#include "gemv_probe.cuh"
 
 namespace {
 
@@ -103,10 +104,7 @@ void add_cases(std::vector<ProbeCase> &cases, const GemvProbeBuffers &buf) {
 
 int main(int argc, char **argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 4096;
-  if (!tma_capable()) {
-    std::fprintf(stderr, "needs compute capability 9.x and a driver with cuTensorMapEncodeTiled\n");
-    return 1;
-  }
+  require_tma();
   const GemvProbeBuffers buf(n);
   fill_random<<<1024, 256>>>(buf.W[0], (size_t)n * n, 1u);
   fill_random<<<256, 256>>>(buf.x[0], (size_t)64 * n, 2u);

@@ -7,6 +7,7 @@
 // Usage: gemv_tma_depth N  (N = K; 8192: 128 slabs, no cluster; 4096: clusters of 2).
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
+#include "gemv_probe.cuh"
 
 namespace {
 
@@ -46,10 +47,7 @@ int main(int argc, char **argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 8192;
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  if (!tma_capable()) {
-    std::fprintf(stderr, "needs compute capability 9.x and a driver with cuTensorMapEncodeTiled\n");
-    return 1;
-  }
+  require_tma();
   const GemvProbeBuffers buf(n);
   const size_t bytes = buf.bytes;
   const int sets = buf.sets;

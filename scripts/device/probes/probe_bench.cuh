@@ -2,7 +2,6 @@
 // over `sets` buffer sets) in a CUDA graph of 40 launches and in single launches between
 // events, the cases interleaved round by round; medians, as GB moved per graph launch.
 #pragma once
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -96,25 +95,3 @@ inline void probe_run(const std::vector<ProbeCase> &cases, int sets, double byte
   }
   for (auto e : exec) CK(cudaGraphExecDestroy(e));
 }
-
-// The GEMV probes' buffers: `sets` copies of an n x n fp16 W and of a 64 x n x (64 rows:
-// 4 m-tiles), rotated so that each launch finds its W cold (> 3x a 60 MiB L2 in all), and
-// one 64 x n y. The values are finite fp16 (0x1111); the probes do not check results.
-struct GemvProbeBuffers {
-  int n, sets;
-  size_t bytes;  // of one W
-  std::vector<__half *> W, x;
-  __half *y;
-  explicit GemvProbeBuffers(int n_) : n(n_), bytes((size_t)n_ * n_ * 2) {
-    sets = (int)std::max<size_t>(2, (size_t)(3 * 60 * 1024 * 1024) / bytes + 1);
-    W.resize(sets);
-    x.resize(sets);
-    for (int i = 0; i < sets; ++i) {
-      CK(cudaMalloc(&W[i], bytes));
-      CK(cudaMemset(W[i], 0x11, bytes));
-      CK(cudaMalloc(&x[i], (size_t)64 * n * 2));
-      CK(cudaMemset(x[i], 0x11, (size_t)64 * n * 2));
-    }
-    CK(cudaMalloc(&y, (size_t)64 * n * 2));
-  }
-};
