@@ -871,7 +871,14 @@ constexpr int kV10Depth = MB == 8 ? 4 : 3;  // groups in flight per warp, within
 // waits once per P groups. Measured on the H200: at 4096^2 (cluster of 2, 8 groups per warp)
 // rolling is faster, at 8192^2 (32 groups per warp) batches are, by 2-5%; under Nsight
 // Compute the two differ by 3% (docs/perf-log.md, GEMV v10 / v11).
-template <int MB, bool CLUSTER, bool BATCH = false, bool PUSH = false>
+// TOP (v14, 2..8 rows): the one-row slab's loop instead: two groups in flight, the next group's
+// loads issued at the top of each step, before the current group is multiplied (load B,
+// multiply A, load A, multiply B). That is the order in which the one-row slab streams at the
+// read's pace; the same slab in a rotated order (multiply A, load A, multiply B, load B)
+// measured 4-8% slower (Y1), and so, it turned out, did v10's rolling ring, which is that
+// order with P groups (Z1). Launched for 2..8 rows only: at 16 rows (8 MMAs per group, 128
+// registers) it measured up to 4% slower than the TMA slabs at 8192² (Z2).
+template <int MB, bool CLUSTER, bool BATCH = false, bool PUSH = false, bool TOP = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
                   SlabEpi epi) {
@@ -920,6 +927,22 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   const auto compute = [&](const uint4(&w)[4], const uint2(&a)[2]) {
     slab_group_compute<MB, WA>(acc, wacc, w, a);
   };
+  if constexpr (TOP) {
+    static_assert(P >= 2, "two buffers");
+    if (cnt > 0) load(wb[0], ab[0]);
+    int i = 0;
+    for (; i + 1 < cnt; i += 2) {
+      load(wb[1], ab[1]);  // group i + 1
+      compute(wb[0], ab[0]);
+      if (i + 2 < cnt) load(wb[0], ab[0]);  // group i + 2
+      compute(wb[1], ab[1]);
+    }
+    if (i < cnt) compute(wb[0], ab[0]);
+    slab_warps_to_part<MB, WA>(acc, wacc, red, part);
+    slab_store_tile<MB, CLUSTER, kSlabThreads, PUSH>(part, y, M, N, n0, epi,
+                                                     part + MB * kTileN);
+    return;
+  }
 #pragma unroll
   for (int u = 0; u < P; ++u)
     if (u < cnt) load(wb[u], ab[u]);
@@ -1294,6 +1317,9 @@ bool slab_setup() {
                          slab_attr<&gemv_slab_mma<8, true, true, true>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_v10<8, true, true, true>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_v10<16, true, true, true>>(kSlabMmaSmem<16>) &
+                         // v11's 2..8-row kernels in the one-row slab's loop order (v14)
+                         slab_attr<&gemv_slab_v10<8, false, true, false, true>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_v10<8, true, true, true, true>>(kSlabMmaSmem<8>) &
                          v10_attrs<false>() & v10_attrs<true>();
   return ok;
 }
@@ -1348,15 +1374,15 @@ cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, 
                             epi);
 }
 
-template <int MB, bool CLUSTER, bool BATCH, bool PUSH = false>
+template <int MB, bool CLUSTER, bool BATCH, bool PUSH = false, bool TOP = false>
 cudaError_t launch_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
                             SlabEpi epi, cudaStream_t s) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
                                                kSlabThreads, kSlabMmaSmem<MB>, CLUSTER ? 2 : 1,
                                                s, &attr);
-  return cudaLaunchKernelEx(&cfg, gemv_slab_v10<MB, CLUSTER, BATCH, PUSH>, x, W, y, M, N, K,
-                            epi);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_v10<MB, CLUSTER, BATCH, PUSH, TOP>, x, W, y, M, N,
+                            K, epi);
 }
 
 // (1, 2) clusters of the v10 (BATCH: v11) kernel for 2..8 (small) or 9..16 rows resident at
@@ -1369,12 +1395,20 @@ int v10_max_clusters(bool small) {
 
 // Launches v10's (BATCH: v11's) kernel for a tensor-core slab plan where it applies: K a whole
 // number of 16-row groups, x 8-byte aligned, and (with the cluster) all of its clusters
-// resident. false: it does not apply, nothing was launched.
+// resident. false: it does not apply, nothing was launched. top (GEMV v14, with BATCH and
+// push): 2..8 rows take the one-row slab's loop order (TOP).
 template <bool BATCH>
 bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
-                int K, SlabEpi epi, bool push, cudaStream_t s, cudaError_t *err) {
+                int K, SlabEpi epi, bool push, cudaStream_t s, cudaError_t *err,
+                bool top = false) {
   if (rows < 2 || K % 16 != 0 || (uintptr_t)x % 8 != 0) return false;
   const bool small = bucket(rows) <= 8;
+  if constexpr (BATCH) {
+    if (top && small && plan == kSlabMma) {
+      *err = launch_slab_v10<8, false, true, false, true>(x, W, y, rows, N, K, epi, s);
+      return true;
+    }
+  }
   if (plan == kSlabMma) {
     *err = small ? launch_slab_v10<8, false, BATCH>(x, W, y, rows, N, K, epi, s)
                  : launch_slab_v10<16, false, BATCH>(x, W, y, rows, N, K, epi, s);
@@ -1382,6 +1416,10 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
   }
   if (plan != kSlabMmaCluster || v10_max_clusters<BATCH>(small) < tiles_for(N)) return false;
   if constexpr (BATCH) {  // v13 pushes from v11's (batched) kernels only
+    if (push && top && small) {
+      *err = launch_slab_v10<8, true, true, true, true>(x, W, y, rows, N, K, epi, s);
+      return true;
+    }
     if (push) {
       *err = small ? launch_slab_v10<8, true, true, true>(x, W, y, rows, N, K, epi, s)
                    : launch_slab_v10<16, true, true, true>(x, W, y, rows, N, K, epi, s);
@@ -1396,14 +1434,16 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
 // One v8 launch of `plan` (not kSlabNone) for `rows` <= 16 rows; wa: v9's W-as-A kernel for
 // 2..8 rows; lean: 10 or 11 for v10's or v11's kernels where they apply, else 0; push: the
 // clusters push their partial sums (GEMV v13, HGEMM v17; slab_store_tile). epi: applied to
-// every result at the store (kSlabNoEpi for the GEMV itself).
+// every result at the store (kSlabNoEpi for the GEMV itself). top: v11's 2..8-row kernel in
+// the one-row slab's loop order (GEMV v14).
 cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,
                         int N, int K, bool wa, int lean, bool push, SlabEpi epi,
-                        cudaStream_t s) {
+                        cudaStream_t s, bool top = false) {
   const bool small = bucket(rows) <= 8;
   cudaError_t err = cudaSuccess;
   if (lean == 10 && launch_v10<false>(plan, x, W, y, rows, N, K, epi, push, s, &err)) return err;
-  if (lean == 11 && launch_v10<true>(plan, x, W, y, rows, N, K, epi, push, s, &err)) return err;
+  if (lean == 11 && launch_v10<true>(plan, x, W, y, rows, N, K, epi, push, s, &err, top))
+    return err;
   if (wa && small && plan == kSlabMma)
     return launch_slab_mma<8, false, true>(x, W, y, rows, N, K, epi, s);
   if (wa && small && plan == kSlabMmaCluster)
@@ -1454,7 +1494,8 @@ int splits(int variant, int rows, int N, int K) {
     case 10:
     case 11:
     case 12:
-    case 13: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
+    case 13:
+    case 14: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
     default: return 1;
   }
 }
@@ -1569,8 +1610,9 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
     const SlabPlan plan = slab_plan(rows, N, K);
     if (plan == kSlabNone) return launch_rows(v7_variant(rows), x, W, y, ws, rows, N, K, s);
     const int lean = variant >= 11 ? 11 : variant == 10 ? 10 : 0;  // v12, v13: v11's kernels
+    const bool top = variant >= 14;  // v14: 2..8 rows in the one-row slab's loop order
     const cudaError_t e =
-        launch_slab(plan, x, W, y, rows, N, K, variant >= 9, lean, push, kSlabNoEpi, s);
+        launch_slab(plan, x, W, y, rows, N, K, variant >= 9, lean, push, kSlabNoEpi, s, top);
     const int st = rl_launch_status();
     return e != cudaSuccess ? (int)e : st;
   }
@@ -1770,7 +1812,7 @@ int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N
   return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stream, launched);
 }
 
-constexpr int kVariants = 13;
+constexpr int kVariants = 14;
 
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
@@ -1828,7 +1870,8 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 10: return "v10 v9 with a lean 2..16-row loop: unguarded loads, stepped pointers, rolling ring";
     case 11: return "v11 v10 with the groups in flight issued and multiplied in batches (>= 4 batches per warp)";
     case 12: return "v12 v11 with 9..16 rows on TMA slabs: W and x through a 4-stage TMA ring in smem";
-    case 13: return "v13 best: v12 with the cluster's partial sums pushed to the peer's smem (one barrier)";
+    case 13: return "v13 v12 with the cluster's partial sums pushed to the peer's smem (one barrier)";
+    case 14: return "v14 best: v13 with 2..8 rows in the one-row slab's loop order (two groups in flight)";
     default: return nullptr;
   }
 }

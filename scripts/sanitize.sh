@@ -136,6 +136,11 @@ RUNS=(
   "bench gemm-gelu --impl fused --variant 17 --m 64 --n 2560 --k 2048"
   "bench gemm-gelu --impl fused --variant 17 --m 5 --n 2120 --k 77"
   "bench gemm --impl wmma --variant 17 --m 12 --n 4104 --k 77"
+  # GEMV v14: v11's 2..8-row kernel in the one-row slab's loop order, without a cluster (129
+  # slabs, 65 groups: warps with 4 and 5, the odd one multiplied after the loop) and in a
+  # pushing cluster (65 slabs, the last one partial)
+  "bench gemv --impl ours --variant 14 --m 7 --n 8200 --k 1040"
+  "bench gemv --impl ours --variant 14 --m 3 --n 4104 --k 1040"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")

@@ -58,6 +58,11 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         // cluster of 2 whose first CTA has no stage at all.
         (9, 8192, 136),
         (16, 4104, 8),
+        // v14's 2..8-row loop (two groups in flight; the 2..8-row v10 shapes above take it
+        // too): 65 groups (warps with 4 and 5, an odd last group), and one group in all (15
+        // warps without any).
+        (7, 8200, 1040),
+        (3, 8192, 16),
     ];
     let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
     for (v, _) in gemv::variants() {

@@ -10,11 +10,11 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v13, v12 (v11's slab kernels, with 9..16 rows on the TMA slabs:
-/// W and x through a ring of shared memory) whose (1, 2) clusters push their partial sums into
-/// the peer's shared memory and meet at one cluster barrier, where v12 pulls them over DSMEM
-/// between two (at N = 4096: 0.2-0.8 us faster on the H200; docs/perf-log.md).
-pub const BEST: u32 = 13;
+/// The variant "best" means: v14, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
+/// (1, 2) clusters pushing their partial sums into the peer's shared memory) with 2..8 rows in
+/// the one-row slab's loop order: two groups in flight, the next one issued before the current
+/// one is multiplied (docs/perf-log.md).
+pub const BEST: u32 = 14;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
