@@ -938,30 +938,27 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
       compute(wb[1], ab[1]);
     }
     if (i < cnt) compute(wb[0], ab[0]);
-    slab_warps_to_part<MB, WA>(acc, wacc, red, part);
-    slab_store_tile<MB, CLUSTER, kSlabThreads, PUSH>(part, y, M, N, n0, epi,
-                                                     part + MB * kTileN);
-    return;
-  }
+  } else {
 #pragma unroll
-  for (int u = 0; u < P; ++u)
-    if (u < cnt) load(wb[u], ab[u]);
-  int i = 0;
-  if (BATCH && cnt >= 4 * P) {
-    for (; i + 2 * P <= cnt; i += P) {
+    for (int u = 0; u < P; ++u)
+      if (u < cnt) load(wb[u], ab[u]);
+    int i = 0;
+    if (BATCH && cnt >= 4 * P) {
+      for (; i + 2 * P <= cnt; i += P) {
 #pragma unroll
-      for (int u = 0; u < P; ++u) {
-        compute(wb[u], ab[u]);
-        load(wb[u], ab[u]);
+        for (int u = 0; u < P; ++u) {
+          compute(wb[u], ab[u]);
+          load(wb[u], ab[u]);
+        }
       }
     }
-  }
-  for (; i < cnt; i += P) {
+    for (; i < cnt; i += P) {
 #pragma unroll
-    for (int u = 0; u < P; ++u) {
-      if (i + u < cnt) {
-        compute(wb[u], ab[u]);
-        if (i + u + P < cnt) load(wb[u], ab[u]);
+      for (int u = 0; u < P; ++u) {
+        if (i + u < cnt) {
+          compute(wb[u], ab[u]);
+          if (i + u + P < cnt) load(wb[u], ab[u]);
+        }
       }
     }
   }

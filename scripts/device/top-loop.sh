@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GEMV v14 (2..8 rows in the one-row slab's loop order): the GEMV GPU tests (every variant),
 # compute-sanitizer over v14's runs, then v13 vs v14 with the read of W interleaved at 2, 4,
-# 8 rows (and one row, the unchanged reference), 8192^2 (one CTA per slab) and 4096^2 (a
-# (1, 2) cluster per slab), graph and one launch. Logs to $OUT; the comparison is printed
+# 8 rows, 8192^2 (one CTA per slab) and 4096^2 (a (1, 2) cluster per slab), graph and one
+# launch. Logs to $OUT; the comparison is printed
 # last. BENCH_ONLY=1: the comparison alone; ROWS and VARIANTS replace its rows (2 4 8) and
 # variants (v13,v14).
 # shellcheck source=prelude.sh
@@ -19,8 +19,8 @@ fi
 for mode in --graph --launch; do
   for nk in 8192 4096; do
     for m in ${ROWS:-2 4 8}; do
-      $B/roofline bench gemv --m $m --n $nk --k $nk --impl read,ours --variant ${VARIANTS:-v13,v14} \
-        --interleave $mode
+      $B/roofline bench gemv --m $m --n $nk --k $nk --impl read,ours \
+        --variant "${VARIANTS:-v13,v14}" --interleave $mode
     done
   done
 done > "$OUT/bench.log" 2>&1
