@@ -83,7 +83,8 @@ const char *const kNames[rlg::kVariantCount] = {
     "v14 v13, with M <= 16 on the GEMV's slab kernels, bias+GELU at their store",
     "v15 v14 with a 128x128 tile of 8 warps split 2 ways among the mid-M candidates + bias+GELU",
     "v16 v15, with 9..64 rows on the GEMV's TMA slabs, bias+GELU at their store",
-    "v17 best: v16 with the slabs' clusters pushing their partial sums, bias+GELU at the store",
+    "v17 v16 with the slabs' clusters pushing their partial sums, bias+GELU at the store",
+    "v18 best: v17 with 2..8 rows on GEMV v14's slab loop, bias+GELU at the store",
 };
 
 template <int KIND>

@@ -1787,13 +1787,15 @@ int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, i
 }  // namespace
 
 int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                        SlabEpi epi, bool push, cudaStream_t stream, bool *launched) {
+                        SlabEpi epi, bool push, cudaStream_t stream, bool *launched, bool top) {
   *launched = false;
   if (M < 1 || M > kMaxRows || N < 1 || K < 1 || !vector_ok(W, N)) return 0;
   const SlabPlan plan = slab_plan(M, N, K);
   if (plan == kSlabNone) return 0;
   *launched = true;
-  const cudaError_t e = launch_slab(plan, x, W, y, M, N, K, true, 0, push, epi, stream);
+  // top: 2..8 rows on GEMV v14's kernel (v11's, issue-first) where it applies, else v9's.
+  const int lean = top && M <= 8 ? 11 : 0;
+  const cudaError_t e = launch_slab(plan, x, W, y, M, N, K, true, lean, push, epi, stream, top);
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
 }

@@ -32,10 +32,12 @@ constexpr SlabEpi kSlabNoEpi = {nullptr, -1};
 
 // Enqueues the GEMV's v9 slab kernel for y = epi(x . W) when one suits the shape (M <= 16,
 // N % 8 == 0, 16-byte aligned W, a slab grid of half to one wave); *launched says whether it
-// did. push (HGEMM v17): a cluster pushes its partial sums to its peer (GEMV v13). Returns 0
-// or a cudaError_t.
+// did. push (HGEMM v17): a cluster pushes its partial sums to its peer (GEMV v13). top (HGEMM
+// v18): 2..8 rows run GEMV v14's kernel (issue-first, two groups in flight) where K % 16 == 0
+// and x is 8-byte aligned. Returns 0 or a cudaError_t.
 int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                        SlabEpi epi, bool push, cudaStream_t stream, bool *launched);
+                        SlabEpi epi, bool push, cudaStream_t stream, bool *launched,
+                        bool top = false);
 
 // HGEMM v16: the GEMV's TMA slab kernel for y = epi(x . W) at 9..64 rows (sm_90; N and K
 // multiples of 8, 16-byte aligned x and W, a slab grid of half to one wave, clusters of 2

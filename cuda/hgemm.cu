@@ -23,7 +23,8 @@ const char *const kNames[rlg::kVariantCount] = {
     "v14 v13, with M <= 16 on the GEMV's slab kernels (W streamed once, no split-K tail)",
     "v15 v14 with a 128x128 tile of 8 warps (64x32) split 2 ways among the mid-M candidates",
     "v16 v15, with 9..64 rows on the GEMV's TMA slabs (W and x through a TMA ring in smem)",
-    "v17 best: v16 with the slabs' clusters pushing their partial sums to the peer (GEMV v13)",
+    "v17 v16 with the slabs' clusters pushing their partial sums to the peer (GEMV v13)",
+    "v18 best: v17 with 2..8 rows on GEMV v14's slab loop (two groups in flight, issue-first)",
 };
 
 }  // namespace

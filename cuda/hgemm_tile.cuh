@@ -1031,7 +1031,7 @@ using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 17;
+constexpr int kVariantCount = 18;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -1297,14 +1297,15 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
       // v14: M <= 16 on the GEMV's slabs where they suit the shape, else v13. v15: the same,
       // with v15's split candidate. v16: v15, with 9..64 rows on the GEMV's TMA slabs where
       // they suit the shape (rl_gemv_tma_launch). v17: v16 with the slabs' clusters pushing
-      // their partial sums (GEMV v13).
+      // their partial sums (GEMV v13). v18: v17 with 2..8 rows on GEMV v14's kernel.
       bool launched = false;
       int st = 0;
       const bool push = variant >= 17;
       if (variant >= 16)
         st = rl_gemv_tma_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched);
       if (!launched)
-        st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched);
+        st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
+                                 variant >= 18);
       return launched ? st : launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15);
     }
   }

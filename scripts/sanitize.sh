@@ -141,6 +141,9 @@ RUNS=(
   # pushing cluster (65 slabs, the last one partial)
   "bench gemv --impl ours --variant 14 --m 7 --n 8200 --k 1040"
   "bench gemv --impl ours --variant 14 --m 3 --n 4104 --k 1040"
+  # HGEMM / GEMM+GELU v18: the same loop with the epilogue, in a cluster and without
+  "bench gemm-gelu --impl fused --variant 18 --m 6 --n 4104 --k 1040"
+  "bench gemm --impl wmma --variant 18 --m 3 --n 8200 --k 1024"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")

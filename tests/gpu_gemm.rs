@@ -28,8 +28,16 @@ const SHAPES: &[(u64, u64, u64)] = &[
 ];
 
 /// M <= 16 where v14 runs the GEMV's slab kernels (one row, W as the A operand for 2..8 rows,
-/// 16-row MMA groups; a cluster of 2 below 132 slabs), with N and K off every tile.
-const SLAB_SHAPES: &[(u64, u64, u64)] = &[(1, 4104, 1001), (5, 2120, 77), (11, 8200, 130)];
+/// 16-row MMA groups; a cluster of 2 below 132 slabs), with N and K off every tile; and 2..8
+/// rows with K % 16 == 0, where v18 runs GEMV v14's issue-first loop, in a cluster (65 slabs,
+/// the last one partial) and without (129 slabs, 64 groups of K).
+const SLAB_SHAPES: &[(u64, u64, u64)] = &[
+    (1, 4104, 1001),
+    (5, 2120, 77),
+    (11, 8200, 130),
+    (6, 4104, 1040),
+    (3, 8200, 1024),
+];
 
 /// 9..64 rows where v16 runs the GEMV's TMA slabs (N, K multiples of 8): 2 m-tiles in a
 /// cluster of 2, 3 m-tiles in a cluster with a partial last slab and stage, 4 m-tiles without
