@@ -84,7 +84,8 @@ const char *const kNames[rlg::kVariantCount] = {
     "v15 v14 with a 128x128 tile of 8 warps split 2 ways among the mid-M candidates + bias+GELU",
     "v16 v15, with 9..64 rows on the GEMV's TMA slabs, bias+GELU at their store",
     "v17 v16 with the slabs' clusters pushing their partial sums, bias+GELU at the store",
-    "v18 best: v17 with 2..8 rows on GEMV v14's slab loop, bias+GELU at the store",
+    "v18 v17 with 2..8 rows on GEMV v14's slab loop, bias+GELU at the store",
+    "v19 best: v18 with the bias staged in smem at the start (TMA slabs: a bulk copy; 128x128 split-K: cp.async)",
 };
 
 template <int KIND>

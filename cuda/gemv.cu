@@ -585,10 +585,10 @@ __device__ __forceinline__ void cluster_wait() {
 //   read only their own shared memory, so no second barrier. The kernel must have called
 //   cluster_arrive_relaxed() at its start: the wait here for that phase makes sure the peer
 //   is running before its shared memory is written.
-template <int MB, bool CLUSTER, int THREADS = kSlabThreads, bool PUSH = false>
+template <int MB, bool CLUSTER, int THREADS = kSlabThreads, bool PUSH = false,
+          class Epi = SlabEpi>
 __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, int M, int N,
-                                                int n0, const SlabEpi &epi,
-                                                float *recv = nullptr) {
+                                                int n0, const Epi &epi, float *recv = nullptr) {
   constexpr int EL = MB * kTileN;
   if constexpr (CLUSTER && PUSH) {
     cluster_wait();  // the start's phase: the peer runs
@@ -989,6 +989,11 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 //   (the tensor maps' 16-byte strides) and 16-byte aligned x and W runs unguarded.
 // - CLUSTER: the two CTAs of a (1, 2) cluster take the two halves of the stages and reduce
 //   over DSMEM, as v10's slabs.
+// - STAGEB (HGEMM v19, the fused family): thread 0 also copies the bias of the slab's 64
+//   columns into shared memory (one bulk copy on its own mbarrier, after the first stages),
+//   so that the store after the last sum reads it there. Otherwise the store loads it from
+//   global memory, where the L2 prefetch at the start (`SlabEpi::prefetch`, a hint) may not
+//   have brought it.
 constexpr int kTmaConsumers = 8, kTmaThreads = kTmaConsumers * 32, kTmaStageK = 128;
 constexpr int kTmaDepth = 4;  // stages in flight: 64 KB of W per SM (the probe's best)
 constexpr int kTmaMaxRows = 64;
@@ -1010,7 +1015,7 @@ constexpr int kTmaSmem = kTmaSmemD<R>(kTmaDepth);
 
 // D: stages in the ring (kTmaDepth in the product; other depths in the probe
 // scripts/device/probes/gemv_tma_depth.cu).
-template <int R, bool CLUSTER, int D = kTmaDepth, bool PUSH = false>
+template <int R, bool CLUSTER, int D = kTmaDepth, bool PUSH = false, bool STAGEB = false>
 __global__ void __launch_bounds__(kTmaThreads, 1)
     gemv_slab_tma(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,
                   __half *y, int M, int N, int K, SlabEpi epi) {
@@ -1022,20 +1027,26 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
   unsigned char *ring = reinterpret_cast<unsigned char *>(
       (reinterpret_cast<uintptr_t>(tma_smem_raw) + 1023) & ~uintptr_t(1023));
   __shared__ unsigned long long full[D], empty[D];
+  __shared__ unsigned long long bias_bar;         // STAGEB: the bias copy's completion
+  __shared__ __align__(16) __half bias_s[kTileN];  // STAGEB: bias of columns n0 .. n0 + 63
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int n0 = blockIdx.x * kTileN;
   const int stages = (K + kTmaStageK - 1) / kTmaStageK, S = gridDim.y, rank = blockIdx.y;
   const int sa = (int)((long long)stages * rank / S), sb = (int)((long long)stages * (rank + 1) / S);
+  // A bulk copy needs 16-byte aligned source and size: N % 8 == 0 here, so only the base counts.
+  const bool stage_bias =
+      STAGEB && epi.bias != nullptr && (reinterpret_cast<uintptr_t>(epi.bias) & 15) == 0;
   if constexpr (CLUSTER && PUSH) cluster_arrive_relaxed();  // waited for in slab_store_tile
   if (threadIdx.x == 0) {
     for (int i = 0; i < D; ++i) {
       mbar_init(&full[i], 1);
       mbar_init(&empty[i], kTmaConsumers);
     }
+    if (stage_bias) mbar_init(&bias_bar, 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
-  epi.prefetch(n0, N);
+  if (!stage_bias) epi.prefetch(n0, N);
   const int n_st = sb - sa;
   // Thread 0 also produces: stage i goes into slot i % D once every warp released stage i - D.
   const auto produce = [&](int i) {
@@ -1046,8 +1057,14 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
     tma_load_2d(st + WB, &xmap, s * kTmaStageK, 0, &full[slot]);
     tma_load_2d(st + WB + XB, &xmap, s * kTmaStageK + 64, 0, &full[slot]);
   };
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
     for (int i = 0; i < D && i < n_st; ++i) produce(i);
+    if (stage_bias) {
+      const unsigned bytes = (unsigned)min(kTileN, N - n0) * 2;
+      mbar_expect_tx(&bias_bar, bytes);
+      bulk_load_1d(bias_s, epi.bias + n0, bytes, &bias_bar);
+    }
+  }
   float acc[R][8][4] = {};
   const int g = lane >> 2, t = lane & 3;
   const int wr = warp * 16 + 2 * t;             // this lane's first W row in a stage (+1, +8, +9)
@@ -1111,8 +1128,10 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
     const int m = 16 * r + (l >> 2) + 8 * (q >> 1), col = 8 * (2 * (l & 3) + (q & 1)) + c;
     part[m * kTileN + col] = v;
   }
+  if (stage_bias) mbar_wait(&bias_bar, 0);
   slab_store_tile<16 * R, CLUSTER, kTmaThreads, PUSH>(
-      part, y, M, N, n0, epi, reinterpret_cast<float *>(ring + kTmaRingD<R>(D)));
+      part, y, M, N, n0, SlabEpiAt{epi, stage_bias ? bias_s : nullptr, n0},
+      reinterpret_cast<float *>(ring + kTmaRingD<R>(D)));
 #else
   __trap();  // never launched: the host uses the TMA slabs on compute capability 9.x only
 #endif
@@ -1475,7 +1494,8 @@ bool tma_capable();
 template <int R>
 int tma_max_clusters();
 int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                    SlabEpi epi, long long max_work, bool push, cudaStream_t s, bool *launched);
+                    SlabEpi epi, long long max_work, bool push, bool stageb, cudaStream_t s,
+                    bool *launched);
 // Rows from which the TMA slabs beat v11's register slabs: 9 (the 16-row bucket). At 2..8
 // rows v11's W-as-A groups take half the MMAs and measured 1-3% faster on the H200.
 constexpr int kTmaMinRows = 9;
@@ -1599,8 +1619,8 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
   const bool push = variant >= 13;  // v13: v12 with the clusters pushing their partial sums
   if (variant >= 12 && rows >= kTmaMinRows) {  // v12: the TMA slabs where they apply, else v11
     bool launched = false;
-    const int st =
-        tma_slab_launch(x, W, y, rows, N, K, kSlabNoEpi, LLONG_MAX, push, s, &launched);
+    const int st = tma_slab_launch(x, W, y, rows, N, K, kSlabNoEpi, LLONG_MAX, push, false, s,
+                                   &launched);
     if (launched) return st;
   }
   if (variant >= 8) {
@@ -1713,15 +1733,15 @@ bool tensor_map(CUtensorMap *out, const void *ptr, int rows, int cols, int box_c
   return true;
 }
 
-template <int R, bool CLUSTER, bool PUSH = false>
+template <int R, bool CLUSTER, bool PUSH = false, bool STAGEB = false>
 cudaError_t launch_tma(const CUtensorMap &wm, const CUtensorMap &xm, __half *y, int M, int N,
                        int K, SlabEpi epi, cudaStream_t s) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
                                                kTmaThreads, kTmaSmem<R>, CLUSTER ? 2 : 1, s,
                                                &attr);
-  return cudaLaunchKernelEx(&cfg, gemv_slab_tma<R, CLUSTER, kTmaDepth, PUSH>, wm, xm, y, M, N,
-                            K, epi);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_tma<R, CLUSTER, kTmaDepth, PUSH, STAGEB>, wm, xm, y,
+                            M, N, K, epi);
 }
 
 // The smem attributes of the R-tile kernels, set once.
@@ -1729,7 +1749,9 @@ template <int R>
 bool tma_attrs() {
   return slab_attr<&gemv_slab_tma<R, false>>(kTmaSmem<R>) &
          slab_attr<&gemv_slab_tma<R, true>>(kTmaSmem<R>) &
-         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true>>(kTmaSmem<R>);
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, false, kTmaDepth, false, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true, true>>(kTmaSmem<R>);
 }
 
 // (1, 2) clusters of the R-tile kernel resident at once.
@@ -1741,10 +1763,11 @@ int tma_max_clusters() {
 }
 
 // The TMA slab launch for `rows` = M <= 64 rows of x when it applies (a slab grid of half to
-// one wave, with a (1, 2) cluster below that); *launched says whether it did.
+// one wave, with a (1, 2) cluster below that); *launched says whether it did. stageb: the
+// kernel that stages the bias in shared memory (HGEMM v19; with push only).
 template <int R>
 int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
-               long long max_work, bool push, cudaStream_t s, bool *launched) {
+               long long max_work, bool push, bool stageb, cudaStream_t s, bool *launched) {
   if (!tma_attrs<R>()) return 0;
   const int sms = rl_sm_count();
   const long long tiles = tiles_for(N);
@@ -1756,9 +1779,14 @@ int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
   if (!tensor_map(&wm, W, K, N, kTileN, kTmaStageK) || !tensor_map(&xm, x, M, K, 64, 16 * R))
     return 0;
   *launched = true;
-  const cudaError_t e = direct ? launch_tma<R, false>(wm, xm, y, M, N, K, epi, s)
-                        : push ? launch_tma<R, true, true>(wm, xm, y, M, N, K, epi, s)
-                               : launch_tma<R, true>(wm, xm, y, M, N, K, epi, s);
+  cudaError_t e;
+  if (stageb && push)
+    e = direct ? launch_tma<R, false, false, true>(wm, xm, y, M, N, K, epi, s)
+               : launch_tma<R, true, true, true>(wm, xm, y, M, N, K, epi, s);
+  else
+    e = direct ? launch_tma<R, false>(wm, xm, y, M, N, K, epi, s)
+        : push ? launch_tma<R, true, true>(wm, xm, y, M, N, K, epi, s)
+               : launch_tma<R, true>(wm, xm, y, M, N, K, epi, s);
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
 }
@@ -1771,16 +1799,17 @@ bool tma_shape_ok(const void *x, const void *W, int M, int N, int K) {
 }
 
 // max_work: the most m-tiles x rows of K one CTA may take (the HGEMM's limit, below); push:
-// a cluster pushes its partial sums (slab_store_tile).
+// a cluster pushes its partial sums (slab_store_tile); stageb: as tma_launch.
 int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                    SlabEpi epi, long long max_work, bool push, cudaStream_t s, bool *launched) {
+                    SlabEpi epi, long long max_work, bool push, bool stageb, cudaStream_t s,
+                    bool *launched) {
   *launched = false;
   if (!tma_shape_ok(x, W, M, N, K)) return 0;
   switch ((M + 15) / 16) {
-    case 1: return tma_launch<1>(x, W, y, M, N, K, epi, max_work, push, s, launched);
-    case 2: return tma_launch<2>(x, W, y, M, N, K, epi, max_work, push, s, launched);
-    case 3: return tma_launch<3>(x, W, y, M, N, K, epi, max_work, push, s, launched);
-    default: return tma_launch<4>(x, W, y, M, N, K, epi, max_work, push, s, launched);
+    case 1: return tma_launch<1>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+    case 2: return tma_launch<2>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+    case 3: return tma_launch<3>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+    default: return tma_launch<4>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
   }
 }
 
@@ -1801,14 +1830,14 @@ int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int 
 }
 
 int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                       SlabEpi epi, bool push, cudaStream_t stream, bool *launched) {
+                       SlabEpi epi, bool push, cudaStream_t stream, bool *launched, bool stageb) {
   // The HGEMM's limit: a CTA of 4 m-tiles over all 8192 of K is MMA-bound (0.81x cuBLAS at
   // 64x8192x8192 against v15's 0.87x); 3 m-tiles there tie with v15, and 4 m-tiles over half
   // of 4096 (a cluster of 2) win (0.87x against 0.80x). So at most 3 x 8192.
   constexpr long long kMaxWork = 3LL * 8192;
   *launched = false;
   if (M < kTmaMinRows) return 0;
-  return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stream, launched);
+  return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stageb, stream, launched);
 }
 
 constexpr int kVariants = 14;

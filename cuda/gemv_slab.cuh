@@ -30,6 +30,21 @@ struct SlabEpi {
 
 constexpr SlabEpi kSlabNoEpi = {nullptr, -1};
 
+// A SlabEpi whose bias was staged: columns n0 .. n0 + 63 read from bias_s[col - n0] when
+// bias_s is set, else from global memory as SlabEpi does.
+struct SlabEpiAt {
+  const SlabEpi &epi;
+  const __half *bias_s;
+  int n0;
+  __device__ __forceinline__ float operator()(float v, int col) const {
+    if (bias_s != nullptr) {
+      v += __half2float(bias_s[col - n0]);
+      return epi.gelu < 0 ? v : rl_gelu_fused(v, epi.gelu);
+    }
+    return epi(v, col);
+  }
+};
+
 // Enqueues the GEMV's v9 slab kernel for y = epi(x . W) when one suits the shape (M <= 16,
 // N % 8 == 0, 16-byte aligned W, a slab grid of half to one wave); *launched says whether it
 // did. push (HGEMM v17): a cluster pushes its partial sums to its peer (GEMV v13). top (HGEMM
@@ -42,6 +57,8 @@ int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int 
 // HGEMM v16: the GEMV's TMA slab kernel for y = epi(x . W) at 9..64 rows (sm_90; N and K
 // multiples of 8, 16-byte aligned x and W, a slab grid of half to one wave, clusters of 2
 // where the slabs alone are fewer, at most 3 m-tiles x 8192 of K per CTA); *launched says
-// whether it applied; push as above. Returns 0 or a cudaError_t.
+// whether it applied; push as above; stageb (HGEMM v19, with push): the kernel copies the
+// slab's 64 bias values into shared memory at its start. Returns 0 or a cudaError_t.
 int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                       SlabEpi epi, bool push, cudaStream_t stream, bool *launched);
+                       SlabEpi epi, bool push, cudaStream_t stream, bool *launched,
+                       bool stageb = false);

@@ -813,6 +813,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 // `rank` then sums rows [rank*BM/SPLIT, (rank+1)*BM/SPLIT) of all of them in rank order
 // through DSMEM and runs the epilogue functor once on the full sums. A second cluster.sync()
 // keeps every CTA's smem alive until all reads of it are done. No atomics, no workspace.
+// STAGE (the fused family's v19): the functor's operand is copied into shared memory after the
+// pipeline's (cp.async, its own commit group before the prologue, retired by the loop's first
+// wait) instead of prefetched into L2 and loaded after the loop, where a dropped prefetch left
+// an HBM miss between the last k-tile and the reduction.
 template <class Cfg, int SPLIT>
 struct SplitCfg {
   static constexpr int kLdp = Cfg::BN + 8;  // floats per parked row (multiple of 4: WMMA ldm)
@@ -827,7 +831,7 @@ struct SplitCfg {
   static_assert((16 * kLdp * 4) % 32 == 0, "fragment store alignment");
 };
 
-template <class Cfg, int SPLIT, class Epi>
+template <class Cfg, int SPLIT, class Epi, bool STAGE = false>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     cluster_splitk_kernel(const half *__restrict__ A, const half *__restrict__ B,
                           half *__restrict__ C, int M, int N, int K, Epi epi) {
@@ -843,7 +847,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // The functor's operand goes to L2 now and to registers after the main loop: staging it
   // into smem with the first k-tile (as the pipelined kernel does) cost this kernel's fused
   // main loop 2-6 extra integer instructions per k-tile in SASS (of 191-335).
-  prefetch_col_operand<Cfg>(epi, tn * Cfg::BN, N);
+  half *ops = reinterpret_cast<half *>(smem_raw + Cfg::kSmemBytes);  // STAGE: the operand
+  if constexpr (STAGE) {
+    stage_col_operand<Cfg>(epi, ops, tn * Cfg::BN, N);
+    cp_async_commit();
+  } else {
+    prefetch_col_operand<Cfg>(epi, tn * Cfg::BN, N);
+  }
   Pipeline<Cfg, true> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
   const int per = (pipe.k_tiles + SPLIT - 1) / SPLIT;
   const int kt0 = min(rank * per, pipe.k_tiles);
@@ -858,7 +868,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // == 0): their operands are loaded once, here, so the L2 latency overlaps the parking.
   const int c = (threadIdx.x % SC::kChunksPerRow) * 8;
   float op[8];
-  load_col_operand8(epi, tn * Cfg::BN + c, N, op);
+  if constexpr (STAGE) {  // landed and published by drain()
+#pragma unroll
+    for (int i = 0; i < 8; ++i) op[i] = epi.prep(__half2float(ops[c + i]));
+  } else {
+    load_col_operand8(epi, tn * Cfg::BN + c, N, op);
+  }
 
   float *part = reinterpret_cast<float *>(smem_raw);
 #pragma unroll
@@ -1031,7 +1046,7 @@ using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 18;
+constexpr int kVariantCount = 19;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -1171,20 +1186,31 @@ int cluster_slots() {
   return slots;
 }
 
-template <class Cfg, int SPLIT, class Epi>
-int launch_cluster_splitk(const half *A, const half *B, half *C, int M, int N, int K,
-                          const Epi &epi, cudaStream_t stream) {
-  constexpr auto *kernel = &cluster_splitk_kernel<Cfg, SPLIT, Epi>;
-  const int prep = allow_smem<kernel, Cfg::kSmemBytes>();
+// stage: the kernel that stages the functor's operand in shared memory (STAGE; only a functor
+// with a column operand has one to stage).
+template <class Cfg, int SPLIT, class Epi, bool STAGE>
+int launch_cluster_splitk_as(const half *A, const half *B, half *C, int M, int N, int K,
+                             const Epi &epi, cudaStream_t stream) {
+  constexpr auto *kernel = &cluster_splitk_kernel<Cfg, SPLIT, Epi, STAGE>;
+  constexpr int kSmem = Cfg::kSmemBytes + (STAGE ? col_operand_bytes<Cfg, Epi>() : 0);
+  const int prep = allow_smem<kernel, kSmem>();
   if (prep != 0) return prep;
   const long long grid = tile_count<Cfg>(M, N) * SPLIT;  // a multiple of the cluster size
   RL_REQUIRE(grid <= 0x7fffffffLL);
   cudaLaunchAttribute attr[1];
-  const cudaLaunchConfig_t lc =
+  cudaLaunchConfig_t lc =
       cluster_launch_config<Cfg, SPLIT, Epi>(static_cast<unsigned>(grid), stream, attr);
+  lc.dynamicSmemBytes = kSmem;
   const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, A, B, C, M, N, K, epi);
   if (err != cudaSuccess) return static_cast<int>(err);
   return rl_launch_status();
+}
+template <class Cfg, int SPLIT, class Epi>
+int launch_cluster_splitk(const half *A, const half *B, half *C, int M, int N, int K,
+                          const Epi &epi, cudaStream_t stream, bool stage = false) {
+  if constexpr (Epi::kColOperand)
+    if (stage) return launch_cluster_splitk_as<Cfg, SPLIT, Epi, true>(A, B, C, M, N, K, epi, stream);
+  return launch_cluster_splitk_as<Cfg, SPLIT, Epi, false>(A, B, C, M, N, K, epi, stream);
 }
 
 // Relative time of a split config in v10's units times K: as v10_cost with tiles x SPLIT
@@ -1247,10 +1273,14 @@ V11Split v11_choose(int M, int N, int K, bool with_v8, bool tall, bool with_q) {
 // config runs where v11_choose finds one cheaper. v12: v11 with the 128x128 split-2
 // candidate (M ~ 256 at N = K = 4096: 64 tiles become 128 CTAs of 8 warps' worth of work).
 // v13: v12 with the 256x128 tile (CfgTall) among v10's candidates. v15: v13 with CfgQ split
-// 2 ways among the split candidates.
+// 2 ways among the split candidates. stage (v19): CfgQ's split kernel stages the functor's
+// operand in shared memory (measured 4% faster fused at 256x4096x4096); on v7's tile (253
+// registers) the staging measured 3% slower at 512x4096x4096 and on the 64x128 tile no
+// different at 128x4096x4096 (docs/perf-log.md, S2), so those keep the L2 prefetch.
 template <class Epi>
 int launch_v11(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
-               cudaStream_t stream, bool with_v8, bool tall, bool with_q = false) {
+               cudaStream_t stream, bool with_v8, bool tall, bool with_q = false,
+               bool stage = false) {
   if (!vec16_ok(A, B, C, N, K, epi)) return launch_v10(A, B, C, M, N, K, epi, stream);
   switch (v11_choose<Epi>(M, N, K, with_v8, tall, with_q)) {
     case V11Split::kV7x2: return launch_cluster_splitk<CfgV7, 2>(A, B, C, M, N, K, epi, stream);
@@ -1258,7 +1288,7 @@ int launch_v11(const half *A, const half *B, half *C, int M, int N, int K, const
     case V11Split::kWx2: return launch_cluster_splitk<CfgW, 2>(A, B, C, M, N, K, epi, stream);
     case V11Split::kWx4: return launch_cluster_splitk<CfgW, 4>(A, B, C, M, N, K, epi, stream);
     case V11Split::kV8x2: return launch_cluster_splitk<CfgV8, 2>(A, B, C, M, N, K, epi, stream);
-    case V11Split::kQx2: return launch_cluster_splitk<CfgQ, 2>(A, B, C, M, N, K, epi, stream);
+    case V11Split::kQx2: return launch_cluster_splitk<CfgQ, 2>(A, B, C, M, N, K, epi, stream, stage);
     default: return launch_v10(A, B, C, M, N, K, epi, stream, tall);
   }
 }
@@ -1297,16 +1327,21 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
       // v14: M <= 16 on the GEMV's slabs where they suit the shape, else v13. v15: the same,
       // with v15's split candidate. v16: v15, with 9..64 rows on the GEMV's TMA slabs where
       // they suit the shape (rl_gemv_tma_launch). v17: v16 with the slabs' clusters pushing
-      // their partial sums (GEMV v13). v18: v17 with 2..8 rows on GEMV v14's kernel.
+      // their partial sums (GEMV v13). v18: v17 with 2..8 rows on GEMV v14's kernel. v19:
+      // v18 with the functor's operand (the fused family's bias) staged in shared memory by
+      // the TMA slabs and CfgQ's cluster split-K kernel.
       bool launched = false;
       int st = 0;
       const bool push = variant >= 17;
       if (variant >= 16)
-        st = rl_gemv_tma_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched);
+        st = rl_gemv_tma_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
+                                variant >= 19);
       if (!launched)
         st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
                                  variant >= 18);
-      return launched ? st : launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15);
+      return launched ? st
+                      : launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15,
+                                   variant >= 19);
     }
   }
 }

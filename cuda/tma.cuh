@@ -37,6 +37,16 @@ static __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap 
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar))
       : "memory");
 }
+// `bytes` (a multiple of 16) from global src to shared dst (both 16-byte aligned) in one bulk
+// copy, completing on bar.
+static __device__ __forceinline__ void bulk_load_1d(void *dst, const void *src, unsigned bytes,
+                                                    unsigned long long *bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
 // Byte offset of (row, byte b) in a tile of 128-byte rows written with the 128-byte swizzle.
 static __device__ __forceinline__ int swz(int row, int b) {
   return row * 128 + ((((b >> 4) ^ row) & 7) << 4) + (b & 15);

@@ -144,6 +144,16 @@ RUNS=(
   # HGEMM / GEMM+GELU v18: the same loop with the epilogue, in a cluster and without
   "bench gemm-gelu --impl fused --variant 18 --m 6 --n 4104 --k 1040"
   "bench gemm --impl wmma --variant 18 --m 3 --n 8200 --k 1024"
+  # GEMM+GELU v19: the bias staged in shared memory. TMA slabs (a bulk copy): 2 m-tiles in a
+  # pushing cluster, 4 without a cluster (the last slab 8 columns wide: a 16-byte copy), 1
+  # m-tile with K = 8 in a cluster (a CTA without stages still copies its bias); cluster
+  # split-K (cp.async before the prologue): v15's 128x128 tile split 2 (a partial last tile
+  # column), and the 256-row split at N = K = 2048
+  "bench gemm-gelu --impl fused --variant 19 --m 17 --n 2560 --k 2048"
+  "bench gemm-gelu --impl fused --variant 19 --m 64 --n 8200 --k 160"
+  "bench gemm-gelu --impl fused --variant 19 --m 16 --n 4104 --k 8"
+  "bench gemm-gelu --impl fused --variant 19 --m 500 --n 2040 --k 2056"
+  "bench gemm-gelu --impl fused --variant 19 --m 256 --n 2048 --k 2048"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")

@@ -14,11 +14,15 @@ ncu_run() {
     --section InstructionStats --section LaunchStats --section SchedulerStats \
     --section Occupancy "$@"
 }
-# Every GPU test of the bundle (log $OUT/tests.log), then compute-sanitizer over the runs of
-# scripts/sanitize.sh that match $1 (a grep -E filter; its logs stay in /tmp/san, the summary
-# goes to $OUT/sanitize.log); prints both summaries.
+# Every GPU test of the bundle, or only the test executable $2 (log $OUT/tests.log), then
+# compute-sanitizer over the runs of scripts/sanitize.sh that match $1 (a grep -E filter; its
+# logs stay in /tmp/san, the summary goes to $OUT/sanitize.log); prints both summaries.
 tests_and_sanitize() {
-  $B/run-gpu-tests.sh > "$OUT/tests.log" 2>&1
+  if [ -n "${2:-}" ]; then
+    ROOFLINE_BIN="$PWD/$B/roofline" "$B/tests/$2" --ignored --test-threads=1 > "$OUT/tests.log" 2>&1
+  else
+    $B/run-gpu-tests.sh > "$OUT/tests.log" 2>&1
+  fi
   echo "gpu tests exit=$?"
   grep -E "test result|FAILED|panicked" "$OUT/tests.log" | sort | uniq -c
   OUT=/tmp/san SANITIZE_FILTER="$1" SANITIZE_TIMEOUT_S=120 \

@@ -22,14 +22,6 @@ namespace {
 
 constexpr int kConsumers = 8, kThreads = (kConsumers + 1) * 32, kStageRows = 128;
 
-__device__ __forceinline__ void bulk_row(void *dst, const void *src, unsigned bytes,
-                                         unsigned long long *bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-          "r"(smem_addr(dst)),
-      "l"(src), "r"(bytes), "r"(smem_addr(bar))
-      : "memory");
-}
 __device__ __forceinline__ unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
 
 template <int D, bool TENSOR>
@@ -67,7 +59,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (lane == 0) mbar_expect_tx(&full[slot], kStageRows * 128);
         __syncwarp();
         for (int r = lane; r < kStageRows; r += 32)
-          bulk_row(dst + r * PITCH, W + (size_t)(row0 + r) * cols + strip * 64, 128, &full[slot]);
+          bulk_load_1d(dst + r * PITCH, W + (size_t)(row0 + r) * cols + strip * 64, 128,
+                       &full[slot]);
       }
     }
     return;
