@@ -33,7 +33,7 @@ constexpr SlabEpi kSlabNoEpi = {nullptr, -1};
 // A SlabEpi whose bias was staged: columns n0 .. n0 + 63 read from bias_s[col - n0] when
 // bias_s is set, else from global memory as SlabEpi does.
 struct SlabEpiAt {
-  const SlabEpi &epi;
+  SlabEpi epi;
   const __half *bias_s;
   int n0;
   __device__ __forceinline__ float operator()(float v, int col) const {

@@ -844,9 +844,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const TilePos<Cfg> at(blockIdx.x / SPLIT, M, N);  // the cluster's SPLIT CTAs share one tile
   const int tm = at.tm, tn = at.tn, wm = at.wm, wn = at.wn;
 
-  // The functor's operand goes to L2 now and to registers after the main loop: staging it
-  // into smem with the first k-tile (as the pipelined kernel does) cost this kernel's fused
-  // main loop 2-6 extra integer instructions per k-tile in SASS (of 191-335).
+  // Without STAGE the functor's operand goes to L2 now and to registers after the main loop:
+  // staging it into smem with the first k-tile (as the pipelined kernel does) cost this
+  // kernel's fused main loop 2-6 extra integer instructions per k-tile in SASS (of 191-335).
+  // STAGE's copy is a group of its own, before the prologue, so the loop does not change.
   half *ops = reinterpret_cast<half *>(smem_raw + Cfg::kSmemBytes);  // STAGE: the operand
   if constexpr (STAGE) {
     stage_col_operand<Cfg>(epi, ops, tn * Cfg::BN, N);
@@ -1209,7 +1210,8 @@ template <class Cfg, int SPLIT, class Epi>
 int launch_cluster_splitk(const half *A, const half *B, half *C, int M, int N, int K,
                           const Epi &epi, cudaStream_t stream, bool stage = false) {
   if constexpr (Epi::kColOperand)
-    if (stage) return launch_cluster_splitk_as<Cfg, SPLIT, Epi, true>(A, B, C, M, N, K, epi, stream);
+    if (stage)
+      return launch_cluster_splitk_as<Cfg, SPLIT, Epi, true>(A, B, C, M, N, K, epi, stream);
   return launch_cluster_splitk_as<Cfg, SPLIT, Epi, false>(A, B, C, M, N, K, epi, stream);
 }
 
@@ -1288,7 +1290,8 @@ int launch_v11(const half *A, const half *B, half *C, int M, int N, int K, const
     case V11Split::kWx2: return launch_cluster_splitk<CfgW, 2>(A, B, C, M, N, K, epi, stream);
     case V11Split::kWx4: return launch_cluster_splitk<CfgW, 4>(A, B, C, M, N, K, epi, stream);
     case V11Split::kV8x2: return launch_cluster_splitk<CfgV8, 2>(A, B, C, M, N, K, epi, stream);
-    case V11Split::kQx2: return launch_cluster_splitk<CfgQ, 2>(A, B, C, M, N, K, epi, stream, stage);
+    case V11Split::kQx2:
+      return launch_cluster_splitk<CfgQ, 2>(A, B, C, M, N, K, epi, stream, stage);
     default: return launch_v10(A, B, C, M, N, K, epi, stream, tall);
   }
 }

@@ -46,7 +46,7 @@ def main(path):
         lt = find("fusion", "gemm_bias_gelu", "cublaslt", m=m, n=4096, k=4096)
         un = find("fusion", "gemm_bias_gelu", "unfused", m=m, n=4096, k=4096)
         if o and lt and un:
-            row(f"GEMM+bias+GELU {m}×4096×4096, fused vs cuBLASLt", o, lt,
+            row(f"GEMM+bias+GELU {m}×4096×4096, fused {o['variant']} vs cuBLASLt", o, lt,
                 f"unfused (ours): {fmt_time(un['median_ms'])}, {un['median_ms'] / o['median_ms']:.2f}x the fused time")
     for nk in (4096, 8192):
         o = find("decode", "gemv", "ours", m=1, n=nk, k=nk)
