@@ -1333,18 +1333,20 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
       // their partial sums (GEMV v13). v18: v17 with 2..8 rows on GEMV v14's kernel. v19:
       // v18 with the functor's operand (the fused family's bias) staged in shared memory by
       // the TMA slabs and CfgQ's cluster split-K kernel.
+      // Only a functor with a column operand has something to stage: the plain family's v19
+      // launches v18's kernels.
       bool launched = false;
       int st = 0;
-      const bool push = variant >= 17;
+      const bool push = variant >= 17, stage = Epi::kColOperand;
       if (variant >= 16)
         st = rl_gemv_tma_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
-                                variant >= 19);
+                                stage && variant >= 19);
       if (!launched)
         st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
                                  variant >= 18);
       return launched ? st
                       : launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15,
-                                   variant >= 19);
+                                   stage && variant >= 19);
     }
   }
 }
