@@ -24,6 +24,9 @@ struct SlabEpi {
   }
   __device__ __forceinline__ float operator()(float v, int col) const {
     if (bias != nullptr) v += __half2float(bias[col]);
+    return act(v);
+  }
+  __device__ __forceinline__ float act(float v) const {  // the activation alone
     return gelu < 0 ? v : rl_gelu_fused(v, gelu);
   }
 };
@@ -37,10 +40,7 @@ struct SlabEpiAt {
   const __half *bias_s;
   int n0;
   __device__ __forceinline__ float operator()(float v, int col) const {
-    if (bias_s != nullptr) {
-      v += __half2float(bias_s[col - n0]);
-      return epi.gelu < 0 ? v : rl_gelu_fused(v, epi.gelu);
-    }
+    if (bias_s != nullptr) return epi.act(v + __half2float(bias_s[col - n0]));
     return epi(v, col);
   }
 };

@@ -148,7 +148,7 @@ RUNS=(
   # pushing cluster, 4 without a cluster (the last slab 8 columns wide: a 16-byte copy), 1
   # m-tile with K = 8 in a cluster (a CTA without stages still copies its bias); cluster
   # split-K (cp.async before the prologue): v15's 128x128 tile split 2 (a partial last tile
-  # column), and the 256-row split at N = K = 2048
+  # column), and the 256-row split at N = K = 2048 (the tile the cost model picks there)
   "bench gemm-gelu --impl fused --variant 19 --m 17 --n 2560 --k 2048"
   "bench gemm-gelu --impl fused --variant 19 --m 64 --n 8200 --k 160"
   "bench gemm-gelu --impl fused --variant 19 --m 16 --n 4104 --k 8"

@@ -19,7 +19,8 @@ ncu_run() {
 # logs stay in /tmp/san, the summary goes to $OUT/sanitize.log); prints both summaries.
 tests_and_sanitize() {
   if [ -n "${2:-}" ]; then
-    ROOFLINE_BIN="$PWD/$B/roofline" "$B/tests/$2" --ignored --test-threads=1 > "$OUT/tests.log" 2>&1
+    ROOFLINE_BIN="$PWD/$B/roofline" "$B/tests/$2" --ignored --test-threads=1 \
+      > "$OUT/tests.log" 2>&1
   else
     $B/run-gpu-tests.sh > "$OUT/tests.log" 2>&1
   fi
