@@ -2,7 +2,7 @@
 # Does the interleaving order bias fused / plain? The fusion sweep times fused, unfused,
 # plain round-robin in that order, so plain always follows the unfused pair, whose last
 # kernel (the memory-bound bias+GELU) draws less power under the cap. Here the same three
-# (and fused / plain alone) in both orders, at settled clocks (1.5 s warm-up, >= 1 s of
+# (and fused / plain as a pair) in both orders, at settled clocks (1.5 s warm-up, >= 1 s of
 # samples), cold, one launch. Logs to $OUT; fused / plain per order printed last.
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
