@@ -36,9 +36,14 @@ __device__ __forceinline__ void bias_gelu8(float (&v)[8], const float (&b)[8]) {
 // (rl_gelu_fused). v7+ apply it per value (apply1): the pipelined kernels on their parked
 // tile where it fits in the pipeline smem, else in registers; the older kernels per chunk
 // (apply).
-template <int KIND>
+// V20 (GEMM+GELU v20): the parked epilogue runs as a loop (kRolledEpilogue), and the erf form
+// goes through rl_gelu_erf_fast instead of erff in the tile kernels' epilogues (the slabs, at
+// <= 64 rows, keep erff: a few thousand values per CTA).
+template <int KIND, bool V20 = false>
 struct EpiBiasGelu {
+  static constexpr bool kFastErf = V20 && KIND == 1;
   static constexpr bool kColOperand = true;
+  static constexpr bool kRolledEpilogue = V20;
   const half *bias;
 
   __host__ __device__ const half *col_operand() const { return bias; }
@@ -46,6 +51,7 @@ struct EpiBiasGelu {
   // rl_gelu_tanh_fast_half(fmaf(v, 0.5, b / 2)), one FFMA for the add and the halving.
   __device__ __forceinline__ float prep(float b) const { return KIND == 0 ? 0.5f * b : b; }
   __device__ __forceinline__ float apply1(float v, float op) const {
+    if constexpr (kFastErf) return rl_gelu_erf_fast(v + op);
     return KIND == 0 ? rl_gelu_tanh_fast_half(fmaf(v, 0.5f, op)) : rl_gelu_erf(v + op);
   }
 
@@ -85,14 +91,18 @@ const char *const kNames[rlg::kVariantCount] = {
     "v16 v15, with 9..64 rows on the GEMV's TMA slabs, bias+GELU at their store",
     "v17 v16 with the slabs' clusters pushing their partial sums, bias+GELU at the store",
     "v18 v17 with 2..8 rows on GEMV v14's slab loop, bias+GELU at the store",
-    "v19 best: v18 with the bias staged in smem at the start (TMA slabs: a bulk copy; 128x128 split-K: cp.async)",
+    "v19 v18 with the bias staged in smem at the start (TMA slabs: a bulk copy; 128x128 split-K: cp.async)",
+    "v20 best: v19 with the parked epilogue as a loop, and the erf form's GELU as a logistic polynomial (ex2 + rcp) instead of erff",
 };
 
 template <int KIND>
 int fused(int variant, const void *A, const void *B, const void *bias, void *C, int M, int N,
           int K, void *stream) {
-  const EpiBiasGelu<KIND> epi{static_cast<const half *>(bias)};
-  return rlg::launch_variant(variant, A, B, C, M, N, K, epi, stream);
+  const half *b = static_cast<const half *>(bias);
+  if (variant >= 20)  // v19's kernels with v20's epilogue (EpiBiasGelu's V20)
+    return rlg::launch_variant_v14_on(variant, A, B, C, M, N, K, EpiBiasGelu<KIND, true>{b},
+                                      stream);
+  return rlg::launch_variant(variant, A, B, C, M, N, K, EpiBiasGelu<KIND>{b}, stream);
 }
 
 // ---- rl_bias_gelu ----
@@ -184,6 +194,8 @@ extern "C" int rl_gemm_bias_gelu(int variant, const void *A, const void *B, cons
   return gelu_kind == 0 ? fused<0>(variant, A, B, bias, C, M, N, K, stream)
                         : fused<1>(variant, A, B, bias, C, M, N, K, stream);
 }
+
+extern "C" float rl_gelu_erf_fast_host(float x) { return x / (1.0f + exp2f(rl_gelu_erf_q(x))); }
 
 extern "C" int rl_gemm_bias_gelu_variant_count(void) { return rlg::kVariantCount; }
 

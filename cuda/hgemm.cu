@@ -26,6 +26,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v17 v16 with the slabs' clusters pushing their partial sums to the peer (GEMV v13)",
     "v18 best: v17 with 2..8 rows on GEMV v14's slab loop (two groups in flight, issue-first)",
     "v19 v18's kernels (v19 of the fused family stages its bias in smem; the plain GEMM has none)",
+    "v20 v18's kernels (v20 of the fused family changes its erf GELU; the plain GEMM has none)",
 };
 
 }  // namespace

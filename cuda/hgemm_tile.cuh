@@ -94,6 +94,7 @@ __device__ __forceinline__ void store_chunk(const Epi &epi, float (&v)[8], half 
 // The identity epilogue (the plain GEMM, and the store after a register epilogue).
 struct EpiIdentity {
   static constexpr bool kColOperand = false;
+  static constexpr bool kRolledEpilogue = false;  // see epilogue_parked
   template <bool VEC>
   __device__ __forceinline__ void apply(float (&)[8], int, int) const {}
   __host__ __device__ const half *col_operand() const { return nullptr; }
@@ -472,8 +473,7 @@ __device__ __forceinline__ void epilogue_parked(const Epi &epi, float *park,
     // The whole warp tile is inside C: no guard per chunk, so that ptxas may interleave the
     // chains of several chunks (a guard per chunk made it finish one before the next).
     constexpr int G = kChunks / 32 % 4 == 0 ? 4 : kChunks / 32 % 2 == 0 ? 2 : 1;
-#pragma unroll
-    for (int q0 = 0; q0 < kChunks / 32; q0 += G) {
+    const auto batch = [&](int q0) {
       float v[G][8];  // G chunks in flight: loads, then all 8 G chains, then the stores
 #pragma unroll
       for (int g = 0; g < G; ++g)
@@ -485,6 +485,16 @@ __device__ __forceinline__ void epilogue_parked(const Epi &epi, float *park,
         store8(C + static_cast<size_t>(row0 + (lane + 32 * (q0 + g)) / kChunksPerRow) * N + col0 +
                    c,
                v[g]);
+    };
+    if constexpr (Epi::kRolledEpilogue) {
+      // One batch of code, run kChunks / 32 / G times: unrolled, a functor of ~14
+      // instructions per value made a straight line of ~2k instructions that every CTA runs
+      // once, fetched from L2 as it goes (GEMM+GELU v20; docs/perf-log.md).
+#pragma unroll 1
+      for (int q0 = 0; q0 < kChunks / 32; q0 += G) batch(q0);
+    } else {
+#pragma unroll
+      for (int q0 = 0; q0 < kChunks / 32; q0 += G) batch(q0);
     }
   } else {
 #pragma unroll
@@ -1047,7 +1057,7 @@ using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 19;
+constexpr int kVariantCount = 20;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -1296,13 +1306,44 @@ int launch_v11(const half *A, const half *B, half *C, int M, int N, int K, const
   }
 }
 
+// v14 and later, after the caller's checks of the arguments.
+template <class Epi>
+int launch_v14_on(int variant, const half *a, const half *b, half *c, int M, int N, int K,
+                  const Epi &epi, cudaStream_t s) {
+  // v14: M <= 16 on the GEMV's slabs where they suit the shape, else v13. v15: the same,
+  // with v15's split candidate. v16: v15, with 9..64 rows on the GEMV's TMA slabs where
+  // they suit the shape (rl_gemv_tma_launch). v17: v16 with the slabs' clusters pushing
+  // their partial sums (GEMV v13). v18: v17 with 2..8 rows on GEMV v14's kernel. v19:
+  // v18 with the functor's operand (the fused family's bias) staged in shared memory by
+  // the TMA slabs and CfgQ's cluster split-K kernel.
+  // Only a functor with a column operand has something to stage: the plain family's v19
+  // launches v18's kernels.
+  // v20 launches v19's kernels; the fused family's functor changes (the parked epilogue as a
+  // loop, the erf form).
+  bool launched = false;
+  int st = 0;
+  const bool push = variant >= 17, stage = Epi::kColOperand;
+  if (variant >= 16)
+    st = rl_gemv_tma_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
+                            stage && variant >= 19);
+  if (!launched)
+    st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
+                             variant >= 18);
+  return launched ? st
+                  : launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15,
+                               stage && variant >= 19);
+}
+
+inline bool gemm_args_ok(const void *A, const void *B, const void *C, int M, int N, int K) {
+  return A != nullptr && B != nullptr && C != nullptr && M >= 1 && N >= 1 && K >= 1;
+}
+
 // Checks shared by both families, then the variant's launch.
 template <class Epi>
 int launch_variant(int variant, const void *A, const void *B, void *C, int M, int N, int K,
                    const Epi &epi, void *stream) {
   RL_REQUIRE(variant >= 1 && variant <= kVariantCount);
-  RL_REQUIRE(A != nullptr && B != nullptr && C != nullptr);
-  RL_REQUIRE(M >= 1 && N >= 1 && K >= 1);
+  RL_REQUIRE(gemm_args_ok(A, B, C, M, N, K));
   const half *a = static_cast<const half *>(A);
   const half *b = static_cast<const half *>(B);
   half *c = static_cast<half *>(C);
@@ -1326,29 +1367,19 @@ int launch_variant(int variant, const void *A, const void *B, void *C, int M, in
     case 11: return launch_v11(a, b, c, M, N, K, epi, s, false, false);
     case 12: return launch_v11(a, b, c, M, N, K, epi, s, true, false);
     case 13: return launch_v11(a, b, c, M, N, K, epi, s, true, true);
-    default: {
-      // v14: M <= 16 on the GEMV's slabs where they suit the shape, else v13. v15: the same,
-      // with v15's split candidate. v16: v15, with 9..64 rows on the GEMV's TMA slabs where
-      // they suit the shape (rl_gemv_tma_launch). v17: v16 with the slabs' clusters pushing
-      // their partial sums (GEMV v13). v18: v17 with 2..8 rows on GEMV v14's kernel. v19:
-      // v18 with the functor's operand (the fused family's bias) staged in shared memory by
-      // the TMA slabs and CfgQ's cluster split-K kernel.
-      // Only a functor with a column operand has something to stage: the plain family's v19
-      // launches v18's kernels.
-      bool launched = false;
-      int st = 0;
-      const bool push = variant >= 17, stage = Epi::kColOperand;
-      if (variant >= 16)
-        st = rl_gemv_tma_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
-                                stage && variant >= 19);
-      if (!launched)
-        st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
-                                 variant >= 18);
-      return launched ? st
-                      : launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15,
-                                   stage && variant >= 19);
-    }
+    default: return launch_v14_on(variant, a, b, c, M, N, K, epi, s);
   }
+}
+
+// The same for a functor that only the newest variants take (the fused family's v20), so that
+// the older variants' kernels are not instantiated for it.
+template <class Epi>
+int launch_variant_v14_on(int variant, const void *A, const void *B, void *C, int M, int N,
+                          int K, const Epi &epi, void *stream) {
+  RL_REQUIRE(variant >= 14 && variant <= kVariantCount);
+  RL_REQUIRE(gemm_args_ok(A, B, C, M, N, K));
+  return launch_v14_on(variant, static_cast<const half *>(A), static_cast<const half *>(B),
+                       static_cast<half *>(C), M, N, K, epi, rl_stream(stream));
 }
 
 }  // namespace rlg

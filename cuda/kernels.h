@@ -80,6 +80,9 @@ const char *rl_gemm_bias_gelu_variant_name(int variant);
 /* The unfused epilogue as its own kernel: Y[M x N] = gelu(X + bias[N]); X may equal Y. */
 int rl_bias_gelu(const void *X, const void *bias, void *Y, int M, int N, int gelu_kind,
                  void *stream);
+/* The fused epilogue's erf-form GELU (GEMM+GELU v20) evaluated on the host with an exact exp2:
+ * the same polynomial the kernels use, for the CPU test of its accuracy. */
+float rl_gelu_erf_fast_host(float x);
 
 /* ---- GEMV / small-M GEMM for decode (gemv.cu) ---- */
 /* y[M x N] = x[M x K] . W[K x N], fp16 in/out, fp32 accumulation, any M, N, K >= 1.

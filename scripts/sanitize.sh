@@ -154,6 +154,13 @@ RUNS=(
   "bench gemm-gelu --impl fused --variant 19 --m 16 --n 4104 --k 8"
   "bench gemm-gelu --impl fused --variant 19 --m 500 --n 2040 --k 2056"
   "bench gemm-gelu --impl fused --variant 19 --m 256 --n 2048 --k 2048"
+  # GEMM+GELU v20: the parked epilogue as a loop (both forms) and the erf form as a logistic
+  # polynomial: v13's 256x128 tile (parked), CfgQ split 2 with the staged bias, the generic
+  # tiled path (N odd)
+  "bench gemm-gelu --impl fused --variant 20 --m 2000 --n 1928 --k 72"
+  "bench gemm-gelu --impl fused --variant 20 --m 2000 --n 1928 --k 72 --gelu erf"
+  "bench gemm-gelu --impl fused --variant 20 --m 500 --n 2040 --k 2056 --gelu erf"
+  "bench gemm-gelu --impl fused --variant 20 --m 129 --n 263 --k 72 --gelu erf"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")
