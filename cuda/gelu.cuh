@@ -39,9 +39,9 @@ __device__ __forceinline__ float rl_gelu_erf(float x) {
   return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
 }
 
-// The erf form for the fused epilogue (GEMM+GELU v20). erff above costs ~28 instructions per
-// value (two polynomials selected coefficient by coefficient, an ex2, the sign logic), which
-// made the fused erf epilogue 1.3x the plain GEMM at one wave of tiles (docs/perf-log.md).
+// The erf form for the fused epilogue (GEMM+GELU v20). erff above costs ~26 instructions per
+// value (two polynomials selected coefficient by coefficient, an ex2, the sign logic); with it
+// the fused erf kernel took 1.3-1.5x the plain GEMM at one wave of tiles (docs/perf-log.md).
 // Here the normal CDF is written as a logistic, Phi(x) = 1 / (1 + 2^q(x)), with q = -log2(e)
 // logit(Phi(x)) = x P(x^2), P of degree 6 fitted (weighted minimax) for |x| <= 5.5 and held
 // at P(5.5^2) beyond, where q keeps growing linearly and Phi goes to 0 or 1 as it should.

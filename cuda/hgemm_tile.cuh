@@ -489,7 +489,7 @@ __device__ __forceinline__ void epilogue_parked(const Epi &epi, float *park,
     if constexpr (Epi::kRolledEpilogue) {
       // One batch of code, run kChunks / 32 / G times: unrolled, a functor of ~14
       // instructions per value made a straight line of ~2k instructions that every CTA runs
-      // once, fetched from L2 as it goes (GEMM+GELU v20; docs/perf-log.md).
+      // once, with no reuse from the instruction caches (GEMM+GELU v20; docs/perf-log.md).
 #pragma unroll 1
       for (int q0 = 0; q0 < kChunks / 32; q0 += G) batch(q0);
     } else {
