@@ -94,7 +94,6 @@ __device__ __forceinline__ void store_chunk(const Epi &epi, float (&v)[8], half 
 // The identity epilogue (the plain GEMM, and the store after a register epilogue).
 struct EpiIdentity {
   static constexpr bool kColOperand = false;
-  static constexpr bool kRolledEpilogue = false;  // see epilogue_parked
   template <bool VEC>
   __device__ __forceinline__ void apply(float (&)[8], int, int) const {}
   __host__ __device__ const half *col_operand() const { return nullptr; }
