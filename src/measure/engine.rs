@@ -124,14 +124,6 @@ pub fn measure(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig) -> Resu
 /// budget counted per case). All cases' buffer sets are allocated at once. Hot L2 cannot be
 /// interleaved (the other cases would evict a case's data between its samples): a hot group
 /// is an error.
-///
-/// In a group, a single launch would follow another case's kernel, where a lone case's
-/// follows its own: a launch whose predecessor was a different kernel measured up to ~0.7 us
-/// slower (3% at 64x4096x4096, perf log "A3"), which a fixed order turned into a bias between
-/// the cases. So in a group each timed launch is primed: the same case is launched once,
-/// untimed, on the buffer set its previous sample used (data already touched, so the timed
-/// set stays as cold), and synchronized, before the timed launch. Graph replays need no
-/// primer (K launches of the case back to back).
 pub fn measure_group(
     gpu: &Gpu,
     cases: &mut [&mut dyn BenchCase],
@@ -155,15 +147,7 @@ pub fn measure_group(
     let mut samplers = Vec::with_capacity(cases.len());
     for (case, &n_sets) in cases.iter().zip(&sets) {
         let per_launch_ms = warm_up(gpu, &timer, &**case, n_sets, cfg)?;
-        let primed = cases.len() > 1;
-        samplers.push(Sampler::new(
-            gpu,
-            &**case,
-            cfg,
-            per_launch_ms,
-            n_sets,
-            primed,
-        )?);
+        samplers.push(Sampler::new(gpu, &**case, cfg, per_launch_ms, n_sets)?);
     }
     clock_samples.extend(reader.sample());
 
@@ -281,8 +265,6 @@ fn warm_up(
 enum Sampler {
     Launch {
         sets: usize,
-        /// An untimed launch of the same case before each timed one (measure_group).
-        primed: bool,
     },
     Graph {
         graph: cudarc::driver::CudaGraph,
@@ -297,10 +279,9 @@ impl Sampler {
         cfg: &MeasureConfig,
         per_launch_ms: f64,
         sets: usize,
-        primed: bool,
     ) -> Result<Self> {
         match cfg.timing {
-            TimingMode::Launch => Ok(Sampler::Launch { sets, primed }),
+            TimingMode::Launch => Ok(Sampler::Launch { sets }),
             TimingMode::Graph => {
                 let k = graph_launches(per_launch_ms, cfg.graph_target_ms, sets);
                 let graph = capture(gpu, case, k, sets).with_context(|| {
@@ -316,13 +297,9 @@ impl Sampler {
 
     /// Sample number `n` (launch timing rotates the buffer sets with it), in ms per launch.
     fn sample(&self, gpu: &Gpu, timer: &Timer, case: &dyn BenchCase, n: usize) -> Result<f64> {
-        if let Sampler::Launch { sets, primed: true } = self {
-            case.launch(gpu, primer_set(n, *sets))?;
-            sync_case(gpu, case)?;
-        }
         timer.start(gpu)?;
         match self {
-            Sampler::Launch { sets, .. } => case.launch(gpu, n % sets)?,
+            Sampler::Launch { sets } => case.launch(gpu, n % sets)?,
             Sampler::Graph { graph, .. } => graph.launch()?,
         }
         timer.stop(gpu)?;
@@ -344,12 +321,6 @@ impl Sampler {
             Sampler::Graph { .. } => 4,
         }
     }
-}
-
-/// The buffer set a primer launch before sample `n` uses: the one sample `n - 1` used (the
-/// warm-up's last set before sample 0), never the set sample `n` is about to time.
-fn primer_set(n: usize, sets: usize) -> usize {
-    (n + sets - 1) % sets
 }
 
 /// Captures `k` launches (rotating over the sets) into an instantiated graph. A failed
@@ -376,23 +347,6 @@ fn capture(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn primer_reuses_the_previous_samples_set_never_the_timed_one() {
-        for sets in 2..9 {
-            for n in 0..3 * sets {
-                let p = primer_set(n, sets);
-                assert!(p < sets);
-                assert_ne!(p, n % sets, "sets {sets}, sample {n}");
-                if n > 0 {
-                    assert_eq!(p, (n - 1) % sets);
-                }
-            }
-        }
-        // Hot L2 (one set) is never interleaved, so never primed; the formula still stays in
-        // range there.
-        assert_eq!(primer_set(5, 1), 0);
-    }
 
     #[test]
     fn graph_size_targets_time_and_whole_rotations() {
