@@ -97,8 +97,9 @@ pub struct MeasureArgs {
     /// GPU time to warm up before sampling, ms
     #[arg(long, allow_negative_numbers = true, default_value_t = 25.0)]
     pub warmup_ms: f64,
-    /// Time the listed impls/variants round-robin, one sample of each in turn, so that clock
-    /// and power drift reach all of them alike (their ratios); cold L2 only
+    /// Time the listed impls/variants interleaved, one sample of each per round in a fresh
+    /// random order, so that clock and power drift and the previous kernel reach all of them
+    /// alike (their ratios); cold L2 only
     #[arg(long, conflicts_with = "hot")]
     pub interleave: bool,
     /// Skip the correctness check before timing

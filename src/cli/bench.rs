@@ -80,7 +80,7 @@ pub enum BenchKernel {
         #[command(flatten)]
         shape: GemvShape,
         /// Implementations: ours, cublas, read (a plain read of W's bytes: the floor no GEMV
-        /// can beat; with --interleave the GEMVs are timed against it round-robin)
+        /// can beat; with --interleave the GEMVs are timed interleaved with it)
         #[arg(long, value_delimiter = ',', default_value = "ours,cublas")]
         r#impl: Vec<String>,
         /// Our variant(s): v1, v2, ..., best, or all
@@ -538,7 +538,7 @@ impl BenchKernel {
 }
 
 /// Runs the cases one after another (stopping early, keeping results, on Ctrl-C), or with
-/// `interleave` as one comparison group (verified one by one, then timed round-robin), then
+/// `interleave` as one comparison group (verified one by one, then timed interleaved), then
 /// writes the results.
 fn run_cases(
     device: usize,

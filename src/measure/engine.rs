@@ -10,6 +10,7 @@
 use super::case::BenchCase;
 use super::clocks::{self, ClockReader, ClockSample};
 use super::cold;
+use super::order::RoundOrder;
 use super::stats::{summarize, Stats, StopRule};
 use crate::error::LabError;
 use crate::gpu::{Gpu, Timer};
@@ -118,9 +119,10 @@ pub fn measure(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig) -> Resu
     Ok(group.pop().expect("one measurement per case"))
 }
 
-/// Times several cases interleaved: each round takes one sample of every case in turn, so
-/// that slow drifts of the GPU (clocks, power cap, temperature) reach all of them alike and
-/// their ratios stay honest. Rounds go on until every case's stopping rule is met (its time
+/// Times several cases interleaved: each round takes one sample of every case, so that slow
+/// drifts of the GPU (clocks, power cap, temperature) reach all of them alike and their ratios
+/// stay honest; the order within a round is drawn afresh each round (RoundOrder), so that no
+/// case always follows the same kernel. Rounds go on until every case's stopping rule is met (its time
 /// budget counted per case). All cases' buffer sets are allocated at once. Hot L2 cannot be
 /// interleaved (the other cases would evict a case's data between its samples): a hot group
 /// is an error.
@@ -155,9 +157,10 @@ pub fn measure_group(
     let started = Instant::now();
     let per_case_ms = || started.elapsed().as_secs_f64() * 1e3 / cases.len() as f64;
     let mut round = 0usize;
+    let mut order = RoundOrder::new(cases.len());
     loop {
-        for (i, case) in cases.iter().enumerate() {
-            samples[i].push(samplers[i].sample(gpu, &timer, &**case, round)?);
+        for &i in order.next_round() {
+            samples[i].push(samplers[i].sample(gpu, &timer, &*cases[i], round)?);
         }
         round += 1;
         if round.is_multiple_of(samplers[0].rounds_per_clock_read()) {

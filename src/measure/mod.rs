@@ -6,6 +6,7 @@ pub mod case;
 pub mod clocks;
 pub mod cold;
 pub mod engine;
+pub mod order;
 pub mod stats;
 
 pub use case::{BenchCase, CaseId, Verification};
