@@ -122,10 +122,10 @@ pub fn measure(gpu: &Gpu, case: &mut dyn BenchCase, cfg: &MeasureConfig) -> Resu
 /// Times several cases interleaved: each round takes one sample of every case, so that slow
 /// drifts of the GPU (clocks, power cap, temperature) reach all of them alike and their ratios
 /// stay honest; the order within a round is drawn afresh each round (RoundOrder), so that no
-/// case always follows the same kernel. Rounds go on until every case's stopping rule is met (its time
-/// budget counted per case). All cases' buffer sets are allocated at once. Hot L2 cannot be
-/// interleaved (the other cases would evict a case's data between its samples): a hot group
-/// is an error.
+/// case always follows the same kernel. Rounds go on until every case's stopping rule is met
+/// (its time budget counted per case). All cases' buffer sets are allocated at once. Hot L2
+/// cannot be interleaved (the other cases would evict a case's data between its samples): a
+/// hot group is an error.
 pub fn measure_group(
     gpu: &Gpu,
     cases: &mut [&mut dyn BenchCase],

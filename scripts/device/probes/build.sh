@@ -15,11 +15,18 @@ if [ -z "$root" ] && command -v nvcc >/dev/null 2>&1; then
 fi
 [ -n "$root" ] || { echo "probes/build.sh: no nvcc; run scripts/setup.sh first" >&2; exit 1; }
 mkdir -p target/probes
-for src in scripts/device/probes/*.cu; do
+# Arguments: the probes to build (names without .cu); none: all of them.
+srcs=()
+for n in "$@"; do srcs+=("scripts/device/probes/$n.cu"); done
+[ ${#srcs[@]} -gt 0 ] || srcs=(scripts/device/probes/*.cu)
+for src in "${srcs[@]}"; do
   name=$(basename "$src" .cu)
-  # Probes named gemv_* include cuda/gemv.cu itself (to reach its internal kernels).
+  # Probes named gemv_* include cuda/gemv.cu itself (to reach its internal kernels); pred_*
+  # also time the fused GEMM+GELU and fill their own inputs.
   case "$name" in
     gemv_*) product="cuda/runtime.cu cuda/copy.cu cuda/hgemm.cu" ;;
+    pred_*) product="cuda/runtime.cu cuda/copy.cu cuda/gemv.cu cuda/hgemm.cu cuda/gemm_gelu.cu
+      cuda/fill.cu" ;;
     *) product="cuda/runtime.cu cuda/copy.cu cuda/gemv.cu cuda/hgemm.cu" ;;
   esac
   # The wheel toolkit keeps its static libraries in lib/, a system one in lib64/.

@@ -1,0 +1,125 @@
+// Development probe (not part of the product): what one launch pays for the kernel that ran
+// before it. A3 found a launch after a different kernel ~0.5-0.7 us slower than one after its
+// own; this separates three readings of that:
+// - the launch path: after an empty kernel (another function, no code or data to speak of);
+// - the SM instruction caches: after `icache_flush`, a kernel of ~256 KB of straight-line
+//   code run on every SM (no data);
+// - data and L2 state: after the read of a 32 MB weight set (tiny code).
+// Targets at N = K = 4096, cold (each launch on the next of 8 weight sets, 256 MB in all):
+// our plain GEMM (HGEMM v18) and fused GEMM+bias+GELU (v20) at 64 rows, the GEMV (v14) at one
+// row, and the product's read of W. Each sample: the predecessor, a stream synchronization
+// (as the product's samples have between them), then events around one launch of the target.
+// All (target, predecessor) pairs are interleaved round by round; medians in us.
+// Built by scripts/device/probes/build.sh; run by scripts/device/pred-cost.sh.
+#include <cuda_fp16.h>
+
+#include "kernels.h"
+#include "probe_bench.cuh"
+
+namespace {
+
+constexpr int kN = 4096, kSets = 8, kRows = 64;
+
+// Four independent FMA chains, fully unrolled: ~16K instructions of straight-line code.
+__global__ void __launch_bounds__(32) icache_flush(float *sink, float seed) {
+  float a = seed + threadIdx.x, b = a * 0.5f, c = a * 0.25f, d = a * 0.125f;
+#pragma unroll
+  for (int i = 0; i < 4096; ++i) {
+    a = fmaf(a, 1.0001f, b);
+    b = fmaf(b, 0.9999f, c);
+    c = fmaf(c, 1.0002f, d);
+    d = fmaf(d, 0.9998f, a);
+  }
+  if (a + b + c + d == 0.123f) sink[blockIdx.x] = 1.0f;  // never true in practice
+}
+
+struct Launch {
+  std::string name;
+  std::function<void(int set, cudaStream_t)> run;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 400;
+  cudaStream_t st;
+  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  const size_t wbytes = (size_t)kN * kN * 2, xbytes = (size_t)kRows * kN * 2;
+  std::vector<void *> W(kSets), X(kSets);
+  for (int i = 0; i < kSets; ++i) {
+    CK(cudaMalloc(&W[i], wbytes));
+    CK(cudaMalloc(&X[i], xbytes));
+    CK((cudaError_t)rl_fill_uniform_f16(W[i], wbytes / 2, 11 + i, -1.f, 1.f, st));
+    CK((cudaError_t)rl_fill_uniform_f16(X[i], xbytes / 2, 101 + i, -1.f, 1.f, st));
+  }
+  void *bias, *C, *ws = nullptr;
+  float *sink;
+  CK(cudaMalloc(&bias, kN * 2));
+  CK(cudaMalloc(&C, xbytes));
+  CK(cudaMalloc(&sink, std::max<size_t>(rl_read_sink_floats(), 4096) * sizeof(float)));
+  CK((cudaError_t)rl_fill_uniform_f16(bias, kN, 7, -1.f, 1.f, st));
+  const size_t wsb = rl_gemv_workspace_bytes(14, 1, kN, kN);
+  if (wsb) {
+    CK(cudaMalloc(&ws, wsb));
+    CK(cudaMemset(ws, 0, wsb));
+  }
+  auto ck = [](int e) { CK((cudaError_t)e); };
+  const Launch plain{"plain GEMM v18 64x4096x4096",
+                     [&](int s, cudaStream_t t) { ck(rl_hgemm(18, X[s], W[s], C, kRows, kN, kN, t)); }};
+  const Launch fused{"fused GEMM+GELU v20 64x4096x4096", [&](int s, cudaStream_t t) {
+                       ck(rl_gemm_bias_gelu(20, X[s], W[s], bias, C, kRows, kN, kN, 0, t));
+                     }};
+  const Launch gemv{"GEMV v14 1x4096x4096",
+                    [&](int s, cudaStream_t t) { ck(rl_gemv(14, X[s], W[s], C, ws, 1, kN, kN, t)); }};
+  const Launch read{"read of W (32 MB)",
+                    [&](int s, cudaStream_t t) { ck(rl_read(W[s], wbytes, sink, t)); }};
+  const Launch empty{"empty kernel", [&](int, cudaStream_t t) { ck(rl_empty(t)); }};
+  const Launch flush{"icache_flush", [&](int, cudaStream_t t) {
+                       icache_flush<<<4 * 132, 32, 0, t>>>(sink, 1.0f);
+                       CK(cudaGetLastError());
+                     }};
+  const Launch gelu{"bias+GELU 64x4096", [&](int, cudaStream_t t) {
+                      ck(rl_bias_gelu(C, bias, C, kRows, kN, 0, t));
+                    }};
+  struct Pair {
+    const Launch *target, *pred;
+  };
+  std::vector<Pair> pairs;
+  for (const Launch *t : {&plain, &fused, &gemv, &read})
+    for (const Launch *p : {t, &empty, &flush, &read, &gelu, t == &plain ? &fused : &plain})
+      if (!(t == &read && p == &read)) pairs.push_back({t, p});
+  for (const Pair &p : pairs) {  // warm every path once
+    p.pred->run(0, st);
+    p.target->run(1, st);
+  }
+  CK(cudaStreamSynchronize(st));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<std::vector<float>> t(pairs.size());
+  int set = 0;
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      pairs[i].pred->run(set % kSets, st);
+      CK(cudaStreamSynchronize(st));
+      float ms = 0;
+      CK(cudaEventRecord(e0, st));
+      pairs[i].target->run((set + 1) % kSets, st);
+      CK(cudaEventRecord(e1, st));
+      CK(cudaEventSynchronize(e1));
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      t[i].push_back(ms * 1000);
+      set += 2;
+    }
+  }
+  CK(cudaGetLastError());
+  std::printf("%-34s %-34s %9s %9s %9s\n", "target", "after", "median us", "p10", "p90");
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    std::vector<float> v = t[i];
+    std::sort(v.begin(), v.end());
+    std::printf("%-34s %-34s %9.2f %9.2f %9.2f\n", pairs[i].target->name.c_str(),
+                pairs[i].pred == pairs[i].target ? "itself" : pairs[i].pred->name.c_str(),
+                v[v.size() / 2], v[v.size() / 10], v[v.size() * 9 / 10]);
+  }
+  return 0;
+}
