@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Does the interleaving order bias the fusion sweep at small M? The sweep times fused,
-# unfused, plain round-robin in that order, so plain always runs right after the unfused
-# pair, whose GEMM is the plain GEMM's own kernel, while the fused kernel (at 9..64 rows a
-# different kernel) follows plain. Here, at N = K = 4096, cold, one launch: the three in the
-# sweep's order and reversed, fused / plain as a pair in both orders, and each case alone;
-# two rounds (ROUNDS, MS: the rounds and row counts to run). Logs to $OUT (json.tar: one file
-# per run, summary.txt); the table is printed last.
+# Does the interleaving order bias the fusion sweep at small M? (A3, when the sweep timed
+# fused, unfused, plain round-robin in that order, so plain always ran right after the unfused
+# pair, whose GEMM is plain's own kernel, while the fused kernel, at 9..64 rows a different
+# kernel, followed plain; interleaved groups now draw a random order per round.) Here, at
+# N = K = 4096, cold, one launch: the three in the sweep's order and reversed, fused / plain as
+# a pair in both orders, and each case alone; two rounds (ROUNDS, MS: the rounds and row counts
+# to run). Logs to $OUT (json.tar: one file per run, summary.txt); the table is printed last.
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
 J=$(mktemp -d)
