@@ -5,9 +5,10 @@
 // - the SM instruction caches: after `icache_flush`, a kernel of ~256 KB of straight-line
 //   code run on every SM (no data);
 // - data and L2 state: after the read of a 32 MB weight set (tiny code).
-// Targets at N = K = 4096, cold (each launch on the next of 8 weight sets, 256 MB in all):
-// our plain GEMM (HGEMM v18) and fused GEMM+bias+GELU (v20) at 64 rows, the GEMV (v14) at one
-// row, and the product's read of W. Each sample: the predecessor, a stream synchronization
+// Targets at N = K = 4096 (or the second argument), cold (each launch on the next of 8 weight
+// sets): our plain GEMM (HGEMM v18) and fused GEMM+bias+GELU (v20) at 64 rows, the GEMV (v14)
+// at 1, 8 and 16 rows (register slabs up to 8 rows, TMA slabs at 16), and the product's read of
+// W. Each sample: the predecessor, a stream synchronization
 // (as the product's samples have between them), then events around one launch of the target.
 // All (target, predecessor) pairs are interleaved round by round; medians in us.
 // Built by scripts/device/probes/build.sh; run by scripts/device/pred-cost.sh.
@@ -18,7 +19,7 @@
 
 namespace {
 
-constexpr int kN = 4096, kSets = 8, kRows = 64;
+constexpr int kSets = 8, kRows = 64;
 
 // Four independent FMA chains, fully unrolled: ~16K instructions of straight-line code.
 __global__ void __launch_bounds__(32) icache_flush(float *sink, float seed) {
@@ -42,9 +43,10 @@ struct Launch {
 
 int main(int argc, char **argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 400;
+  const int n = argc > 2 ? std::atoi(argv[2]) : 4096;
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  const size_t wbytes = (size_t)kN * kN * 2, xbytes = (size_t)kRows * kN * 2;
+  const size_t wbytes = (size_t)n * n * 2, xbytes = (size_t)kRows * n * 2;
   std::vector<void *> W(kSets), X(kSets);
   for (int i = 0; i < kSets; ++i) {
     CK(cudaMalloc(&W[i], wbytes));
@@ -54,24 +56,29 @@ int main(int argc, char **argv) {
   }
   void *bias, *C, *ws = nullptr;
   float *sink;
-  CK(cudaMalloc(&bias, kN * 2));
+  CK(cudaMalloc(&bias, n * 2));
   CK(cudaMalloc(&C, xbytes));
   CK(cudaMalloc(&sink, std::max<size_t>(rl_read_sink_floats(), 4096) * sizeof(float)));
-  CK((cudaError_t)rl_fill_uniform_f16(bias, kN, 7, -1.f, 1.f, st));
-  const size_t wsb = rl_gemv_workspace_bytes(14, 1, kN, kN);
+  CK((cudaError_t)rl_fill_uniform_f16(bias, n, 7, -1.f, 1.f, st));
+  const size_t wsb = rl_gemv_workspace_bytes(14, 16, n, n);
   if (wsb) {
     CK(cudaMalloc(&ws, wsb));
     CK(cudaMemset(ws, 0, wsb));
   }
   auto ck = [](int e) { CK((cudaError_t)e); };
-  const Launch plain{"plain GEMM v18 64x4096x4096",
-                     [&](int s, cudaStream_t t) { ck(rl_hgemm(18, X[s], W[s], C, kRows, kN, kN, t)); }};
-  const Launch fused{"fused GEMM+GELU v20 64x4096x4096", [&](int s, cudaStream_t t) {
-                       ck(rl_gemm_bias_gelu(20, X[s], W[s], bias, C, kRows, kN, kN, 0, t));
+  const std::string nk = std::to_string(n) + "x" + std::to_string(n);
+  const Launch plain{"plain GEMM v18 64x" + nk,
+                     [&](int s, cudaStream_t t) { ck(rl_hgemm(18, X[s], W[s], C, kRows, n, n, t)); }};
+  const Launch fused{"fused GEMM+GELU v20 64x" + nk, [&](int s, cudaStream_t t) {
+                       ck(rl_gemm_bias_gelu(20, X[s], W[s], bias, C, kRows, n, n, 0, t));
                      }};
-  const Launch gemv{"GEMV v14 1x4096x4096",
-                    [&](int s, cudaStream_t t) { ck(rl_gemv(14, X[s], W[s], C, ws, 1, kN, kN, t)); }};
-  const Launch read{"read of W (32 MB)",
+  auto gemv_rows = [&](int m) {
+    return Launch{"GEMV v14 " + std::to_string(m) + "x" + nk, [&, m](int s, cudaStream_t t) {
+                    ck(rl_gemv(14, X[s], W[s], C, ws, m, n, n, t));
+                  }};
+  };
+  const Launch gemv = gemv_rows(1), gemv8 = gemv_rows(8), gemv16 = gemv_rows(16);
+  const Launch read{"read of W (" + std::to_string(wbytes >> 20) + " MB)",
                     [&](int s, cudaStream_t t) { ck(rl_read(W[s], wbytes, sink, t)); }};
   const Launch empty{"empty kernel", [&](int, cudaStream_t t) { ck(rl_empty(t)); }};
   const Launch flush{"icache_flush", [&](int, cudaStream_t t) {
@@ -79,13 +86,13 @@ int main(int argc, char **argv) {
                        CK(cudaGetLastError());
                      }};
   const Launch gelu{"bias+GELU 64x4096", [&](int, cudaStream_t t) {
-                      ck(rl_bias_gelu(C, bias, C, kRows, kN, 0, t));
+                      ck(rl_bias_gelu(C, bias, C, kRows, n, 0, t));
                     }};
   struct Pair {
     const Launch *target, *pred;
   };
   std::vector<Pair> pairs;
-  for (const Launch *t : {&plain, &fused, &gemv, &read})
+  for (const Launch *t : {&plain, &fused, &gemv, &gemv8, &gemv16, &read})
     for (const Launch *p : {t, &empty, &flush, &read, &gelu, t == &plain ? &fused : &plain})
       if (!(t == &read && p == &read)) pairs.push_back({t, p});
   for (const Pair &p : pairs) {  // warm every path once
