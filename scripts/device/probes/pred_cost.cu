@@ -34,11 +34,6 @@ __global__ void __launch_bounds__(32) icache_flush(float *sink, float seed) {
   if (a + b + c + d == 0.123f) sink[blockIdx.x] = 1.0f;  // never true in practice
 }
 
-struct Launch {
-  std::string name;
-  std::function<void(int set, cudaStream_t)> run;
-};
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -67,37 +62,37 @@ int main(int argc, char **argv) {
   }
   auto ck = [](int e) { CK((cudaError_t)e); };
   const std::string nk = std::to_string(n) + "x" + std::to_string(n);
-  const Launch plain{"plain GEMM v18 64x" + nk,
+  const ProbeCase plain{"plain GEMM v18 64x" + nk,
                      [&](int s, cudaStream_t t) { ck(rl_hgemm(18, X[s], W[s], C, kRows, n, n, t)); }};
-  const Launch fused{"fused GEMM+GELU v20 64x" + nk, [&](int s, cudaStream_t t) {
+  const ProbeCase fused{"fused GEMM+GELU v20 64x" + nk, [&](int s, cudaStream_t t) {
                        ck(rl_gemm_bias_gelu(20, X[s], W[s], bias, C, kRows, n, n, 0, t));
                      }};
   auto gemv_rows = [&](int m) {
-    return Launch{"GEMV v14 " + std::to_string(m) + "x" + nk, [&, m](int s, cudaStream_t t) {
+    return ProbeCase{"GEMV v14 " + std::to_string(m) + "x" + nk, [&, m](int s, cudaStream_t t) {
                     ck(rl_gemv(14, X[s], W[s], C, ws, m, n, n, t));
                   }};
   };
-  const Launch gemv = gemv_rows(1), gemv8 = gemv_rows(8), gemv16 = gemv_rows(16);
-  const Launch read{"read of W (" + std::to_string(wbytes >> 20) + " MB)",
+  const ProbeCase gemv = gemv_rows(1), gemv8 = gemv_rows(8), gemv16 = gemv_rows(16);
+  const ProbeCase read{"read of W (" + std::to_string(wbytes >> 20) + " MB)",
                     [&](int s, cudaStream_t t) { ck(rl_read(W[s], wbytes, sink, t)); }};
-  const Launch empty{"empty kernel", [&](int, cudaStream_t t) { ck(rl_empty(t)); }};
-  const Launch flush{"icache_flush", [&](int, cudaStream_t t) {
+  const ProbeCase empty{"empty kernel", [&](int, cudaStream_t t) { ck(rl_empty(t)); }};
+  const ProbeCase flush{"icache_flush", [&](int, cudaStream_t t) {
                        icache_flush<<<4 * 132, 32, 0, t>>>(sink, 1.0f);
                        CK(cudaGetLastError());
                      }};
-  const Launch gelu{"bias+GELU 64x4096", [&](int, cudaStream_t t) {
+  const ProbeCase gelu{"bias+GELU 64x" + std::to_string(n), [&](int, cudaStream_t t) {
                       ck(rl_bias_gelu(C, bias, C, kRows, n, 0, t));
                     }};
   struct Pair {
-    const Launch *target, *pred;
+    const ProbeCase *target, *pred;
   };
   std::vector<Pair> pairs;
-  for (const Launch *t : {&plain, &fused, &gemv, &gemv8, &gemv16, &read})
-    for (const Launch *p : {t, &empty, &flush, &read, &gelu, t == &plain ? &fused : &plain})
+  for (const ProbeCase *t : {&plain, &fused, &gemv, &gemv8, &gemv16, &read})
+    for (const ProbeCase *p : {t, &empty, &flush, &read, &gelu, t == &plain ? &fused : &plain})
       if (!(t == &read && p == &read)) pairs.push_back({t, p});
   for (const Pair &p : pairs) {  // warm every path once
-    p.pred->run(0, st);
-    p.target->run(1, st);
+    p.pred->launch(0, st);
+    p.target->launch(1, st);
   }
   CK(cudaStreamSynchronize(st));
   cudaEvent_t e0, e1;
@@ -107,11 +102,11 @@ int main(int argc, char **argv) {
   int set = 0;
   for (int r = 0; r < rounds; ++r) {
     for (size_t i = 0; i < pairs.size(); ++i) {
-      pairs[i].pred->run(set % kSets, st);
+      pairs[i].pred->launch(set % kSets, st);
       CK(cudaStreamSynchronize(st));
       float ms = 0;
       CK(cudaEventRecord(e0, st));
-      pairs[i].target->run((set + 1) % kSets, st);
+      pairs[i].target->launch((set + 1) % kSets, st);
       CK(cudaEventRecord(e1, st));
       CK(cudaEventSynchronize(e1));
       CK(cudaEventElapsedTime(&ms, e0, e1));
