@@ -575,31 +575,96 @@ __device__ __forceinline__ void cluster_wait() {
 #endif
 }
 
+// PUSH == 2 (GEMV v15): the peer's half of the sums arrives by st.async, which counts its
+// bytes on this CTA's recv barrier, instead of plain DSMEM stores behind a cluster barrier.
+// The bytes a rank receives: half of an MB x 64 fp32 tile.
+__host__ __device__ constexpr unsigned slab_recv_bytes(int mb) { return mb * kTileN / 2 * 4; }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// The barrier on which this CTA's recv[] arrives (PUSH == 2; one per CTA).
+__device__ __forceinline__ unsigned long long *slab_recv_bar() {
+  __shared__ unsigned long long bar;
+  return &bar;
+}
+// The shared::cluster address of `addr` (a shared::cta address) in CTA `rank` of the cluster.
+__device__ __forceinline__ unsigned cluster_map(unsigned addr, int rank) {
+  unsigned out;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"(addr), "r"(rank));
+  return out;
+}
+// One float into another CTA's shared memory, counted on that CTA's barrier `bar`.
+__device__ __forceinline__ void st_async_f32(unsigned addr, float v, unsigned bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+               ::"r"(addr), "r"(__float_as_uint(v)), "r"(bar)
+               : "memory");
+}
+// Waits for phase `parity` of a barrier completed by other CTAs' writes (acquire, cluster).
+__device__ __forceinline__ void mbar_wait_cluster(unsigned long long *b, unsigned parity) {
+  asm volatile(
+      "{\n .reg .pred p;\n WAITC_%=:\n"
+      " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n"
+      " @!p bra WAITC_%=;\n}" ::"r"(smem_addr(b)),
+      "r"(parity)
+      : "memory");
+}
+#endif
+
+// The start of a pushing cluster kernel (PUSH 1 or 2): arrive on the cluster barrier phase
+// that slab_store_tile waits for before it writes into the peer. PUSH == 2 first sets up the
+// recv barrier for BYTES of the peer's sums; the fence makes that setup visible to the peer's
+// st.async before the arrive releases it.
+template <int PUSH, unsigned BYTES>
+__device__ __forceinline__ void slab_cluster_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (PUSH == 2) {
+    if (threadIdx.x == 0) {
+      unsigned long long *bar = slab_recv_bar();
+      mbar_init(bar, 1);
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+      mbar_expect_tx(bar, BYTES);  // the one arrival; the phase ends when BYTES have landed
+    }
+  }
+#endif
+  cluster_arrive_relaxed();
+}
+
 // The end of a tensor-core slab: part[m * 64 + col] holds the block's M x 64 sums (written
 // before this call, not yet behind a barrier). Without a cluster the block stores its tile;
 // with the (1, 2) cluster each rank stores half of it from both blocks' partial sums.
-// - pull (PUSH false): a cluster barrier, each rank reads the peer's part[] over DSMEM, a
+// - pull (PUSH 0): a cluster barrier, each rank reads the peer's part[] over DSMEM, a
 //   second barrier keeps part[] alive until the peer has read it.
-// - PUSH: each rank writes the peer's half of its part[] into the peer's recv[] (EL / 2
+// - PUSH 1: each rank writes the peer's half of its part[] into the peer's recv[] (EL / 2
 //   floats of shared memory used for nothing else), then one cluster barrier; both ranks then
 //   read only their own shared memory, so no second barrier. The kernel must have called
-//   cluster_arrive_relaxed() at its start: the wait here for that phase makes sure the peer
-//   is running before its shared memory is written.
-template <int MB, bool CLUSTER, int THREADS = kSlabThreads, bool PUSH = false,
+//   slab_cluster_start() at its start: the wait here for that phase makes sure the peer is
+//   running before its shared memory is written.
+// - PUSH 2: as PUSH 1, with the writes as st.async counted on the peer's recv barrier, and
+//   each rank waiting on its own barrier instead of the cluster barrier: the sums travel one
+//   way, where the barrier's release waits for the stores' acknowledgement and then signals.
+template <int MB, bool CLUSTER, int THREADS = kSlabThreads, int PUSH = 0,
           class Epi = SlabEpi>
 __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, int M, int N,
                                                 int n0, const Epi &epi, float *recv = nullptr) {
   constexpr int EL = MB * kTileN;
   if constexpr (CLUSTER && PUSH) {
-    cluster_wait();  // the start's phase: the peer runs
+    cluster_wait();  // the start's phase: the peer runs (PUSH 2: its recv barrier is set up)
 #if __CUDA_ARCH__ >= 900
     cg::cluster_group cluster = cg::this_cluster();
     const int rank = (int)cluster.block_rank(), peer = rank ^ 1;
     __syncthreads();  // this block's part[] complete
-    float *peer_recv = cluster.map_shared_rank(recv, peer);
     const int plo = peer * EL / 2, phi = (peer + 1) * EL / 2;
-    for (int e = plo + threadIdx.x; e < phi; e += THREADS) peer_recv[e - plo] = part[e];
-    cluster.sync();  // release / acquire: the peer's half of our sums is in recv[]
+    if constexpr (PUSH == 2) {
+      unsigned long long *bar = slab_recv_bar();
+      const unsigned peer_recv = cluster_map(smem_addr(recv), peer);
+      const unsigned peer_bar = cluster_map(smem_addr(bar), peer);
+      for (int e = plo + threadIdx.x; e < phi; e += THREADS)
+        st_async_f32(peer_recv + 4 * (e - plo), part[e], peer_bar);
+      mbar_wait_cluster(bar, 0);  // the peer's half of our sums is in recv[]
+    } else {
+      float *peer_recv = cluster.map_shared_rank(recv, peer);
+      for (int e = plo + threadIdx.x; e < phi; e += THREADS) peer_recv[e - plo] = part[e];
+      cluster.sync();  // release / acquire: the peer's half of our sums is in recv[]
+    }
     const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
     for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
       const int m = e / kTileN, col = n0 + e % kTileN;
@@ -644,7 +709,11 @@ __host__ __device__ constexpr int slab1_split_begin(int K, int S, int rank) {
 }
 inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
 
-template <bool CLUSTER, bool PUSH = false>
+// XFIRST (GEMV v15, HGEMM v21): the staging of x issues its first global loads before W's, and
+// stores them to shared memory after. Issued after W's, they queue behind 4 MB of W requests
+// chip-wide, and the barrier that publishes x holds every warp (and so every refill of W)
+// until the last of them lands: ~0.6 us at 4096² (probe gemv_slab1_parts.cu).
+template <bool CLUSTER, int PUSH = 0, bool XFIRST = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K, SlabEpi epi) {
   constexpr int LPR = kSlabLanesPerRow, COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
@@ -653,7 +722,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   __shared__ float red[kSlabWarps][COLS];
   __shared__ float part[COLS];
   __shared__ float recv[PUSH ? COLS / 2 : 1];  // PUSH: the peer's half of our sums
-  if constexpr (CLUSTER && PUSH) cluster_arrive_relaxed();  // waited for in slab_store_tile
+  if constexpr (CLUSTER && PUSH) slab_cluster_start<PUSH, slab_recv_bytes(1)>();
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int c = tid % LPR, r = tid / LPR;
   const int n = blockIdx.x * COLS + c * 8;
@@ -686,11 +755,22 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     }
   };
   int k0 = kb + r;
-  load(wa, k0);  // W first: its latency then covers x's
+  const bool xvec = K % 8 == 0 && ((uintptr_t)x & 15) == 0;
+  const int nx = (ke - kb) / 8;  // 16-byte words of x (xvec; kb % 8 == 0)
+  const uint4 *x16 = reinterpret_cast<const uint4 *>(x + kb);
+  uint4 *xs16 = reinterpret_cast<uint4 *>(xs);
+  uint4 xfirst = make_uint4(0, 0, 0, 0);
+  if constexpr (XFIRST)
+    if (xvec && tid < nx) xfirst = __ldg(x16 + tid);
+  load(wa, k0);  // without XFIRST: W first, its latency then covers x's
   epi.prefetch(blockIdx.x * COLS, N);
-  if (K % 8 == 0 && ((uintptr_t)x & 15) == 0) {
-    for (int i = tid; i < (ke - kb) / 8; i += kSlabThreads)
-      reinterpret_cast<uint4 *>(xs)[i] = __ldg(reinterpret_cast<const uint4 *>(x + kb) + i);
+  if (xvec) {
+    int i = tid;
+    if constexpr (XFIRST) {
+      if (tid < nx) xs16[tid] = xfirst;
+      i += kSlabThreads;
+    }
+    for (; i < nx; i += kSlabThreads) xs16[i] = __ldg(x16 + i);
   } else {
     for (int i = tid; i < ke - kb; i += kSlabThreads) xs[i] = x[kb + i];
   }
@@ -790,7 +870,7 @@ __device__ __forceinline__ void slab_warps_to_part(const MmaAcc<MB> &acc, const 
     mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
 }
 
-template <int MB, bool CLUSTER, bool WA = false, bool PUSH = false>
+template <int MB, bool CLUSTER, bool WA = false, int PUSH = 0>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K, bool xvec,
                   SlabEpi epi) {
@@ -799,7 +879,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   extern __shared__ __align__(16) unsigned char slab_smem[];
   float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
   float *part = reinterpret_cast<float *>(slab_smem) + kSlabWarps * 32 * (JS + 1);
-  if constexpr (CLUSTER && PUSH) cluster_arrive_relaxed();  // waited for in slab_store_tile
+  if constexpr (CLUSTER && PUSH) slab_cluster_start<PUSH, slab_recv_bytes(MB)>();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kTileN, n = n0 + g * 8;
@@ -878,7 +958,7 @@ constexpr int kV10Depth = MB == 8 ? 4 : 3;  // groups in flight per warp, within
 // measured 4-8% slower (Y1), and so, it turned out, did v10's rolling ring, which is that
 // order with P groups (Z1). Launched for 2..8 rows only: at 16 rows (8 MMAs per group, 128
 // registers) it measured up to 4% slower than the TMA slabs at 8192² (Z2).
-template <int MB, bool CLUSTER, bool BATCH = false, bool PUSH = false, bool TOP = false>
+template <int MB, bool CLUSTER, bool BATCH = false, int PUSH = 0, bool TOP = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
                   SlabEpi epi) {
@@ -887,7 +967,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   extern __shared__ __align__(16) unsigned char slab_smem[];
   float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
   float *part = reinterpret_cast<float *>(slab_smem) + kSlabWarps * 32 * (JS + 1);
-  if constexpr (CLUSTER && PUSH) cluster_arrive_relaxed();  // waited for in slab_store_tile
+  if constexpr (CLUSTER && PUSH) slab_cluster_start<PUSH, slab_recv_bytes(MB)>();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kTileN;
@@ -1015,7 +1095,7 @@ constexpr int kTmaSmem = kTmaSmemD<R>(kTmaDepth);
 
 // D: stages in the ring (kTmaDepth in the product; other depths in the probe
 // scripts/device/probes/gemv_tma_depth.cu).
-template <int R, bool CLUSTER, int D = kTmaDepth, bool PUSH = false, bool STAGEB = false>
+template <int R, bool CLUSTER, int D = kTmaDepth, int PUSH = 0, bool STAGEB = false>
 __global__ void __launch_bounds__(kTmaThreads, 1)
     gemv_slab_tma(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,
                   __half *y, int M, int N, int K, SlabEpi epi) {
@@ -1036,7 +1116,7 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
   // A bulk copy needs 16-byte aligned source and size: N % 8 == 0 here, so only the base counts.
   const bool stage_bias =
       STAGEB && epi.bias != nullptr && (reinterpret_cast<uintptr_t>(epi.bias) & 15) == 0;
-  if constexpr (CLUSTER && PUSH) cluster_arrive_relaxed();  // waited for in slab_store_tile
+  if constexpr (CLUSTER && PUSH) slab_cluster_start<PUSH, slab_recv_bytes(16 * R)>();
   if (threadIdx.x == 0) {
     for (int i = 0; i < D; ++i) {
       mbar_init(&full[i], 1);
@@ -1336,6 +1416,12 @@ bool slab_setup() {
                          // v11's 2..8-row kernels in the one-row slab's loop order (v14)
                          slab_attr<&gemv_slab_v10<8, false, true, false, true>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_v10<8, true, true, true, true>>(kSlabMmaSmem<8>) &
+                         // their st.async exchange (PUSH 2, v15)
+                         slab_attr<&gemv_slab1<true, 2, true>>(kSlabXSmemMax) &
+                         slab_attr<&gemv_slab1<false, 0, true>>(kSlabXSmemMax) &
+                         slab_attr<&gemv_slab_v10<8, true, true, 2>>(kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_v10<16, true, true, 2>>(kSlabMmaSmem<16>) &
+                         slab_attr<&gemv_slab_v10<8, true, true, 2, true>>(kSlabMmaSmem<8>) &
                          v10_attrs<false>() & v10_attrs<true>();
   return ok;
 }
@@ -1390,7 +1476,7 @@ cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, 
                             epi);
 }
 
-template <int MB, bool CLUSTER, bool BATCH, bool PUSH = false, bool TOP = false>
+template <int MB, bool CLUSTER, bool BATCH, int PUSH = 0, bool TOP = false>
 cudaError_t launch_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
                             SlabEpi epi, cudaStream_t s) {
   cudaLaunchAttribute attr;
@@ -1415,7 +1501,7 @@ int v10_max_clusters(bool small) {
 // push): 2..8 rows take the one-row slab's loop order (TOP).
 template <bool BATCH>
 bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
-                int K, SlabEpi epi, bool push, cudaStream_t s, cudaError_t *err,
+                int K, SlabEpi epi, int push, cudaStream_t s, cudaError_t *err,
                 bool top = false) {
   if (rows < 2 || K % 16 != 0 || (uintptr_t)x % 8 != 0) return false;
   const bool small = bucket(rows) <= 8;
@@ -1432,13 +1518,22 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
   }
   if (plan != kSlabMmaCluster || v10_max_clusters<BATCH>(small) < tiles_for(N)) return false;
   if constexpr (BATCH) {  // v13 pushes from v11's (batched) kernels only
+    if (push == 2 && top && small) {
+      *err = launch_slab_v10<8, true, true, 2, true>(x, W, y, rows, N, K, epi, s);
+      return true;
+    }
+    if (push == 2) {
+      *err = small ? launch_slab_v10<8, true, true, 2>(x, W, y, rows, N, K, epi, s)
+                   : launch_slab_v10<16, true, true, 2>(x, W, y, rows, N, K, epi, s);
+      return true;
+    }
     if (push && top && small) {
-      *err = launch_slab_v10<8, true, true, true, true>(x, W, y, rows, N, K, epi, s);
+      *err = launch_slab_v10<8, true, true, 1, true>(x, W, y, rows, N, K, epi, s);
       return true;
     }
     if (push) {
-      *err = small ? launch_slab_v10<8, true, true, true>(x, W, y, rows, N, K, epi, s)
-                   : launch_slab_v10<16, true, true, true>(x, W, y, rows, N, K, epi, s);
+      *err = small ? launch_slab_v10<8, true, true, 1>(x, W, y, rows, N, K, epi, s)
+                   : launch_slab_v10<16, true, true, 1>(x, W, y, rows, N, K, epi, s);
       return true;
     }
   }
@@ -1451,9 +1546,11 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
 // 2..8 rows; lean: 10 or 11 for v10's or v11's kernels where they apply, else 0; push: the
 // clusters push their partial sums (GEMV v13, HGEMM v17; slab_store_tile). epi: applied to
 // every result at the store (kSlabNoEpi for the GEMV itself). top: v11's 2..8-row kernel in
-// the one-row slab's loop order (GEMV v14).
+// the one-row slab's loop order (GEMV v14). push 2 (GEMV v15, HGEMM v21): the one-row slab and
+// v11's kernels exchange their sums by st.async (slab_store_tile; v9's keep push 1), and the
+// one-row slab, with or without a cluster, issues x's first loads before W's (XFIRST).
 cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,
-                        int N, int K, bool wa, int lean, bool push, SlabEpi epi,
+                        int N, int K, bool wa, int lean, int push, SlabEpi epi,
                         cudaStream_t s, bool top = false) {
   const bool small = bucket(rows) <= 8;
   cudaError_t err = cudaSuccess;
@@ -1467,14 +1564,21 @@ cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half 
                 : launch_slab_mma<8, true, true>(x, W, y, rows, N, K, epi, s);
   switch (plan) {
     case kSlab1x64:
-      gemv_slab1<false><<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(
-          x, W, y, N, K, epi);
+      if (push == 2)  // GEMV v15 / HGEMM v21 (no cluster here: push only marks the version)
+        gemv_slab1<false, 0, true>
+            <<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(x, W, y, N,
+                                                                                 K, epi);
+      else
+        gemv_slab1<false><<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(
+            x, W, y, N, K, epi);
       return cudaSuccess;
     case kSlab1x64Cluster: {
       cudaLaunchAttribute attr;
       const cudaLaunchConfig_t cfg = launch_config(dim3((unsigned)rl_ceil_div(N, 64), 2, 1),
                                                    kSlabThreads, slab1_smem(K, 2), 2, s, &attr);
-      return push ? cudaLaunchKernelEx(&cfg, gemv_slab1<true, true>, x, W, y, N, K, epi)
+      if (push == 2)
+        return cudaLaunchKernelEx(&cfg, gemv_slab1<true, 2, true>, x, W, y, N, K, epi);
+      return push ? cudaLaunchKernelEx(&cfg, gemv_slab1<true, 1>, x, W, y, N, K, epi)
                   : cudaLaunchKernelEx(&cfg, gemv_slab1<true>, x, W, y, N, K, epi);
     }
     case kSlabMma:
@@ -1494,7 +1598,7 @@ bool tma_capable();
 template <int R>
 int tma_max_clusters();
 int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                    SlabEpi epi, long long max_work, bool push, bool stageb, cudaStream_t s,
+                    SlabEpi epi, long long max_work, int push, bool stageb, cudaStream_t s,
                     bool *launched);
 // Rows from which the TMA slabs beat v11's register slabs: 9 (the 16-row bucket). At 2..8
 // rows v11's W-as-A groups take half the MMAs and measured 1-3% faster on the H200.
@@ -1512,7 +1616,8 @@ int splits(int variant, int rows, int N, int K) {
     case 11:
     case 12:
     case 13:
-    case 14: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
+    case 14:
+    case 15: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
     default: return 1;
   }
 }
@@ -1616,7 +1721,8 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
     }
     return rl_launch_status();
   }
-  const bool push = variant >= 13;  // v13: v12 with the clusters pushing their partial sums
+  // v13: v12 with the clusters pushing their partial sums; v15: by st.async (push 2)
+  const int push = variant >= 15 ? 2 : variant >= 13 ? 1 : 0;
   if (variant >= 12 && rows >= kTmaMinRows) {  // v12: the TMA slabs where they apply, else v11
     bool launched = false;
     const int st = tma_slab_launch(x, W, y, rows, N, K, kSlabNoEpi, LLONG_MAX, push, false, s,
@@ -1733,7 +1839,7 @@ bool tensor_map(CUtensorMap *out, const void *ptr, int rows, int cols, int box_c
   return true;
 }
 
-template <int R, bool CLUSTER, bool PUSH = false, bool STAGEB = false>
+template <int R, bool CLUSTER, int PUSH = 0, bool STAGEB = false>
 cudaError_t launch_tma(const CUtensorMap &wm, const CUtensorMap &xm, __half *y, int M, int N,
                        int K, SlabEpi epi, cudaStream_t s) {
   cudaLaunchAttribute attr;
@@ -1751,7 +1857,9 @@ bool tma_attrs() {
          slab_attr<&gemv_slab_tma<R, true>>(kTmaSmem<R>) &
          slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true>>(kTmaSmem<R>) &
          slab_attr<&gemv_slab_tma<R, false, kTmaDepth, false, true>>(kTmaSmem<R>) &
-         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true, true>>(kTmaSmem<R>);
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, 2>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, 2, true>>(kTmaSmem<R>);
 }
 
 // (1, 2) clusters of the R-tile kernel resident at once.
@@ -1767,7 +1875,7 @@ int tma_max_clusters() {
 // kernel that stages the bias in shared memory (HGEMM v19; with push only).
 template <int R>
 int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
-               long long max_work, bool push, bool stageb, cudaStream_t s, bool *launched) {
+               long long max_work, int push, bool stageb, cudaStream_t s, bool *launched) {
   if (!tma_attrs<R>()) return 0;
   const int sms = rl_sm_count();
   const long long tiles = tiles_for(N);
@@ -1781,12 +1889,14 @@ int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
   *launched = true;
   cudaError_t e;
   if (stageb && push)
-    e = direct ? launch_tma<R, false, false, true>(wm, xm, y, M, N, K, epi, s)
-               : launch_tma<R, true, true, true>(wm, xm, y, M, N, K, epi, s);
+    e = direct      ? launch_tma<R, false, 0, true>(wm, xm, y, M, N, K, epi, s)
+        : push == 2 ? launch_tma<R, true, 2, true>(wm, xm, y, M, N, K, epi, s)
+                    : launch_tma<R, true, 1, true>(wm, xm, y, M, N, K, epi, s);
   else
-    e = direct ? launch_tma<R, false>(wm, xm, y, M, N, K, epi, s)
-        : push ? launch_tma<R, true, true>(wm, xm, y, M, N, K, epi, s)
-               : launch_tma<R, true>(wm, xm, y, M, N, K, epi, s);
+    e = direct      ? launch_tma<R, false>(wm, xm, y, M, N, K, epi, s)
+        : push == 2 ? launch_tma<R, true, 2>(wm, xm, y, M, N, K, epi, s)
+        : push      ? launch_tma<R, true, 1>(wm, xm, y, M, N, K, epi, s)
+                    : launch_tma<R, true>(wm, xm, y, M, N, K, epi, s);
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
 }
@@ -1799,9 +1909,9 @@ bool tma_shape_ok(const void *x, const void *W, int M, int N, int K) {
 }
 
 // max_work: the most m-tiles x rows of K one CTA may take (the HGEMM's limit, below); push:
-// a cluster pushes its partial sums (slab_store_tile); stageb: as tma_launch.
+// 1 or 2, a cluster pushes its partial sums (slab_store_tile's PUSH); stageb: as tma_launch.
 int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                    SlabEpi epi, long long max_work, bool push, bool stageb, cudaStream_t s,
+                    SlabEpi epi, long long max_work, int push, bool stageb, cudaStream_t s,
                     bool *launched) {
   *launched = false;
   if (!tma_shape_ok(x, W, M, N, K)) return 0;
@@ -1816,7 +1926,7 @@ int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, i
 }  // namespace
 
 int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                        SlabEpi epi, bool push, cudaStream_t stream, bool *launched, bool top) {
+                        SlabEpi epi, int push, cudaStream_t stream, bool *launched, bool top) {
   *launched = false;
   if (M < 1 || M > kMaxRows || N < 1 || K < 1 || !vector_ok(W, N)) return 0;
   const SlabPlan plan = slab_plan(M, N, K);
@@ -1830,7 +1940,7 @@ int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int 
 }
 
 int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                       SlabEpi epi, bool push, cudaStream_t stream, bool *launched, bool stageb) {
+                       SlabEpi epi, int push, cudaStream_t stream, bool *launched, bool stageb) {
   // The HGEMM's limit: a CTA of 4 m-tiles over all 8192 of K is MMA-bound (0.81x cuBLAS at
   // 64x8192x8192 against v15's 0.87x); 3 m-tiles there tie with v15, and 4 m-tiles over half
   // of 4096 (a cluster of 2) win (0.87x against 0.80x). So at most 3 x 8192.
@@ -1840,7 +1950,7 @@ int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N
   return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stageb, stream, launched);
 }
 
-constexpr int kVariants = 14;
+constexpr int kVariants = 15;
 
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
@@ -1899,7 +2009,8 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 11: return "v11 v10 with the groups in flight issued and multiplied in batches (>= 4 batches per warp)";
     case 12: return "v12 v11 with 9..16 rows on TMA slabs: W and x through a 4-stage TMA ring in smem";
     case 13: return "v13 v12 with the cluster's partial sums pushed to the peer's smem (one barrier)";
-    case 14: return "v14 best: v13 with 2..8 rows in the one-row slab's loop order (two groups in flight)";
+    case 14: return "v14 v13 with 2..8 rows in the one-row slab's loop order (two groups in flight)";
+    case 15: return "v15 best: v14 with the cluster's partial sums sent by st.async onto the peer's mbarrier, and one row's x loads issued before W's";
     default: return nullptr;
   }
 }

@@ -47,11 +47,12 @@ struct SlabEpiAt {
 
 // Enqueues the GEMV's v9 slab kernel for y = epi(x . W) when one suits the shape (M <= 16,
 // N % 8 == 0, 16-byte aligned W, a slab grid of half to one wave); *launched says whether it
-// did. push (HGEMM v17): a cluster pushes its partial sums to its peer (GEMV v13). top (HGEMM
-// v18): 2..8 rows run GEMV v14's kernel (issue-first, two groups in flight) where K % 16 == 0
-// and x is 8-byte aligned. Returns 0 or a cudaError_t.
+// did. push (HGEMM v17): 1, a cluster pushes its partial sums to its peer (GEMV v13); 2
+// (HGEMM v21), by st.async counted on the peer's mbarrier (GEMV v15); 0, it pulls them. top
+// (HGEMM v18): 2..8 rows run GEMV v14's kernel (issue-first, two groups in flight) where
+// K % 16 == 0 and x is 8-byte aligned. Returns 0 or a cudaError_t.
 int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                        SlabEpi epi, bool push, cudaStream_t stream, bool *launched,
+                        SlabEpi epi, int push, cudaStream_t stream, bool *launched,
                         bool top = false);
 
 // HGEMM v16: the GEMV's TMA slab kernel for y = epi(x . W) at 9..64 rows (sm_90; N and K
@@ -60,5 +61,5 @@ int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int 
 // whether it applied; push as above; stageb (HGEMM v19, with push): the kernel copies the
 // slab's 64 bias values into shared memory at its start. Returns 0 or a cudaError_t.
 int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                       SlabEpi epi, bool push, cudaStream_t stream, bool *launched,
+                       SlabEpi epi, int push, cudaStream_t stream, bool *launched,
                        bool stageb = false);

@@ -24,9 +24,10 @@ const char *const kNames[rlg::kVariantCount] = {
     "v15 v14 with a 128x128 tile of 8 warps (64x32) split 2 ways among the mid-M candidates",
     "v16 v15, with 9..64 rows on the GEMV's TMA slabs (W and x through a TMA ring in smem)",
     "v17 v16 with the slabs' clusters pushing their partial sums to the peer (GEMV v13)",
-    "v18 best: v17 with 2..8 rows on GEMV v14's slab loop (two groups in flight, issue-first)",
+    "v18 v17 with 2..8 rows on GEMV v14's slab loop (two groups in flight, issue-first)",
     "v19 v18's kernels (v19 of the fused family stages its bias in smem; the plain GEMM has none)",
     "v20 v18's kernels (v20 of the fused family changes its erf GELU; the plain GEMM has none)",
+    "v21 best: v18 with the slabs' clusters sending their partial sums by st.async (GEMV v15)",
 };
 
 }  // namespace

@@ -1056,7 +1056,7 @@ using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 20;
+constexpr int kVariantCount = 21;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -1318,10 +1318,12 @@ int launch_v14_on(int variant, const half *a, const half *b, half *c, int M, int
   // Only a functor with a column operand has something to stage: the plain family's v19
   // launches v18's kernels.
   // v20 launches v19's kernels; the fused family's functor changes (the parked epilogue as a
-  // loop, the erf form).
+  // loop, the erf form). v21: v20 with the slabs' clusters sending their partial sums by
+  // st.async, counted on the peer's mbarrier (GEMV v15).
   bool launched = false;
   int st = 0;
-  const bool push = variant >= 17, stage = Epi::kColOperand;
+  const int push = variant >= 21 ? 2 : variant >= 17 ? 1 : 0;
+  const bool stage = Epi::kColOperand;
   if (variant >= 16)
     st = rl_gemv_tma_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
                             stage && variant >= 19);

@@ -10,11 +10,12 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v14, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
+/// The variant "best" means: v15, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
 /// (1, 2) clusters pushing their partial sums into the peer's shared memory) with 2..8 rows in
 /// the one-row slab's loop order: two groups in flight, the next one issued before the current
-/// one is multiplied (docs/perf-log.md).
-pub const BEST: u32 = 14;
+/// one is multiplied (v14), and the partial sums sent by st.async, counted on the receiving
+/// CTA's mbarrier, instead of behind a cluster barrier (v15; docs/perf-log.md).
+pub const BEST: u32 = 15;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {

@@ -14,17 +14,6 @@
 
 namespace {
 
-__global__ void fill_random(__half *p, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x) {
-    unsigned h = (unsigned)i * 2654435761u ^ seed;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    p[i] = __float2half((float)(h & 0xffff) / 65536.0f - 0.5f);
-  }
-}
-
 template <int R, bool CLUSTER, bool PUSH>
 constexpr auto *kKernel = &gemv_slab_tma<R, CLUSTER, kTmaDepth, PUSH>;
 
@@ -61,17 +50,8 @@ void check(const __half *W, const __half *x, int n) {
   launch<R, true, false>(wm, xm, y0, M, n, 2, 0);
   launch<R, true, true>(wm, xm, y1, M, n, 2, 0);
   CK(cudaDeviceSynchronize());
-  std::vector<unsigned short> h0((size_t)M * n), h1((size_t)M * n);
-  CK(cudaMemcpy(h0.data(), y0, h0.size() * 2, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(h1.data(), y1, h1.size() * 2, cudaMemcpyDeviceToHost));
-  size_t diff = 0, nan = 0;
-  for (size_t i = 0; i < h0.size(); ++i) {
-    diff += h0[i] != h1[i];
-    nan += (h1[i] & 0x7c00) == 0x7c00;
-  }
-  std::printf("check R=%d (M=%d): %zu of %zu outputs differ between pull and push, %zu NaN/inf\n",
-              R, M, diff, h0.size(), nan);
-  if (diff != 0 || nan != 0) std::exit(1);
+  probe_require_equal("R=" + std::to_string(R) + " (M=" + std::to_string(M) + "), pull vs push",
+                      y0, y1, (size_t)M * n);
   CK(cudaFree(y0));
   CK(cudaFree(y1));
 }
@@ -106,9 +86,7 @@ int main(int argc, char **argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 4096;
   require_tma();
   const GemvProbeBuffers buf(n);
-  fill_random<<<1024, 256>>>(buf.W[0], (size_t)n * n, 1u);
-  fill_random<<<256, 256>>>(buf.x[0], (size_t)64 * n, 2u);
-  CK(cudaDeviceSynchronize());
+  probe_fill_first_set(buf);
   check<1>(buf.W[0], buf.x[0], n);
   check<4>(buf.W[0], buf.x[0], n);
 

@@ -32,3 +32,40 @@ struct GemvProbeBuffers {
     CK(cudaMalloc(&y, (size_t)64 * n * 2));
   }
 };
+
+// Random finite fp16 values in [-0.5, 0.5) (a hash of index and seed): the inputs of the
+// probes that compare two kernels' y bitwise.
+__global__ void probe_fill_random(__half *p, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    unsigned h = (unsigned)i * 2654435761u ^ seed;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    p[i] = __float2half((float)(h & 0xffff) / 65536.0f - 0.5f);
+  }
+}
+
+// W[0] and x[0] of buf filled by probe_fill_random (the other sets keep their constant).
+inline void probe_fill_first_set(const GemvProbeBuffers &buf) {
+  probe_fill_random<<<1024, 256>>>(buf.W[0], (size_t)buf.n * buf.n, 1u);
+  probe_fill_random<<<256, 256>>>(buf.x[0], (size_t)64 * buf.n, 2u);
+  CK(cudaDeviceSynchronize());
+}
+
+// Prints how many of `count` fp16 outputs differ between device buffers a and b (and how many
+// of b's are NaN or inf) under `label`; exits unless none.
+inline void probe_require_equal(const std::string &label, const __half *a, const __half *b,
+                                size_t count) {
+  std::vector<unsigned short> h0(count), h1(count);
+  CK(cudaMemcpy(h0.data(), a, count * 2, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(h1.data(), b, count * 2, cudaMemcpyDeviceToHost));
+  size_t diff = 0, nan = 0;
+  for (size_t i = 0; i < count; ++i) {
+    diff += h0[i] != h1[i];
+    nan += (h1[i] & 0x7c00) == 0x7c00;
+  }
+  std::printf("check %s: %zu of %zu outputs differ, %zu NaN/inf\n", label.c_str(), diff, count,
+              nan);
+  if (diff != 0 || nan != 0) std::exit(1);
+}
