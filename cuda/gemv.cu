@@ -709,11 +709,7 @@ __host__ __device__ constexpr int slab1_split_begin(int K, int S, int rank) {
 }
 inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
 
-// XFIRST (GEMV v15, HGEMM v21): the staging of x issues its first global loads before W's, and
-// stores them to shared memory after. Issued after W's, they queue behind 4 MB of W requests
-// chip-wide, and the barrier that publishes x holds every warp (and so every refill of W)
-// until the last of them lands: ~0.6 us at 4096² (probe gemv_slab1_parts.cu).
-template <bool CLUSTER, int PUSH = 0, bool XFIRST = false>
+template <bool CLUSTER, int PUSH = 0>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K, SlabEpi epi) {
   constexpr int LPR = kSlabLanesPerRow, COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
@@ -755,22 +751,11 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     }
   };
   int k0 = kb + r;
-  const bool xvec = K % 8 == 0 && ((uintptr_t)x & 15) == 0;
-  const int nx = (ke - kb) / 8;  // 16-byte words of x (xvec; kb % 8 == 0)
-  const uint4 *x16 = reinterpret_cast<const uint4 *>(x + kb);
-  uint4 *xs16 = reinterpret_cast<uint4 *>(xs);
-  uint4 xfirst = make_uint4(0, 0, 0, 0);
-  if constexpr (XFIRST)
-    if (xvec && tid < nx) xfirst = __ldg(x16 + tid);
-  load(wa, k0);  // without XFIRST: W first, its latency then covers x's
+  load(wa, k0);  // W first: its latency then covers x's
   epi.prefetch(blockIdx.x * COLS, N);
-  if (xvec) {
-    int i = tid;
-    if constexpr (XFIRST) {
-      if (tid < nx) xs16[tid] = xfirst;
-      i += kSlabThreads;
-    }
-    for (; i < nx; i += kSlabThreads) xs16[i] = __ldg(x16 + i);
+  if (K % 8 == 0 && ((uintptr_t)x & 15) == 0) {
+    for (int i = tid; i < (ke - kb) / 8; i += kSlabThreads)
+      reinterpret_cast<uint4 *>(xs)[i] = __ldg(reinterpret_cast<const uint4 *>(x + kb) + i);
   } else {
     for (int i = tid; i < ke - kb; i += kSlabThreads) xs[i] = x[kb + i];
   }
@@ -1417,8 +1402,7 @@ bool slab_setup() {
                          slab_attr<&gemv_slab_v10<8, false, true, false, true>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_v10<8, true, true, true, true>>(kSlabMmaSmem<8>) &
                          // their st.async exchange (PUSH 2, v15)
-                         slab_attr<&gemv_slab1<true, 2, true>>(kSlabXSmemMax) &
-                         slab_attr<&gemv_slab1<false, 0, true>>(kSlabXSmemMax) &
+                         slab_attr<&gemv_slab1<true, 2>>(kSlabXSmemMax) &
                          slab_attr<&gemv_slab_v10<8, true, true, 2>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_v10<16, true, true, 2>>(kSlabMmaSmem<16>) &
                          slab_attr<&gemv_slab_v10<8, true, true, 2, true>>(kSlabMmaSmem<8>) &
@@ -1547,8 +1531,7 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
 // clusters push their partial sums (GEMV v13, HGEMM v17; slab_store_tile). epi: applied to
 // every result at the store (kSlabNoEpi for the GEMV itself). top: v11's 2..8-row kernel in
 // the one-row slab's loop order (GEMV v14). push 2 (GEMV v15, HGEMM v21): the one-row slab and
-// v11's kernels exchange their sums by st.async (slab_store_tile; v9's keep push 1), and the
-// one-row slab, with or without a cluster, issues x's first loads before W's (XFIRST).
+// v11's kernels exchange their sums by st.async (slab_store_tile); v9's keep push 1.
 cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,
                         int N, int K, bool wa, int lean, int push, SlabEpi epi,
                         cudaStream_t s, bool top = false) {
@@ -1564,20 +1547,14 @@ cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half 
                 : launch_slab_mma<8, true, true>(x, W, y, rows, N, K, epi, s);
   switch (plan) {
     case kSlab1x64:
-      if (push == 2)  // GEMV v15 / HGEMM v21 (no cluster here: push only marks the version)
-        gemv_slab1<false, 0, true>
-            <<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(x, W, y, N,
-                                                                                 K, epi);
-      else
-        gemv_slab1<false><<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(
-            x, W, y, N, K, epi);
+      gemv_slab1<false><<<(unsigned)rl_ceil_div(N, 64), kSlabThreads, slab1_smem(K, 1), s>>>(
+          x, W, y, N, K, epi);
       return cudaSuccess;
     case kSlab1x64Cluster: {
       cudaLaunchAttribute attr;
       const cudaLaunchConfig_t cfg = launch_config(dim3((unsigned)rl_ceil_div(N, 64), 2, 1),
                                                    kSlabThreads, slab1_smem(K, 2), 2, s, &attr);
-      if (push == 2)
-        return cudaLaunchKernelEx(&cfg, gemv_slab1<true, 2, true>, x, W, y, N, K, epi);
+      if (push == 2) return cudaLaunchKernelEx(&cfg, gemv_slab1<true, 2>, x, W, y, N, K, epi);
       return push ? cudaLaunchKernelEx(&cfg, gemv_slab1<true, 1>, x, W, y, N, K, epi)
                   : cudaLaunchKernelEx(&cfg, gemv_slab1<true>, x, W, y, N, K, epi);
     }
@@ -2010,7 +1987,7 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 12: return "v12 v11 with 9..16 rows on TMA slabs: W and x through a 4-stage TMA ring in smem";
     case 13: return "v13 v12 with the cluster's partial sums pushed to the peer's smem (one barrier)";
     case 14: return "v14 v13 with 2..8 rows in the one-row slab's loop order (two groups in flight)";
-    case 15: return "v15 best: v14 with the cluster's partial sums sent by st.async onto the peer's mbarrier, and one row's x loads issued before W's";
+    case 15: return "v15 best: v14 with the cluster's partial sums sent by st.async onto the peer's mbarrier";
     default: return nullptr;
   }
 }

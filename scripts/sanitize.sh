@@ -162,9 +162,9 @@ RUNS=(
   "bench gemm-gelu --impl fused --variant 20 --m 500 --n 2040 --k 2056 --gelu erf"
   "bench gemm-gelu --impl fused --variant 20 --m 129 --n 263 --k 72 --gelu erf"
   # GEMV v15 / HGEMM and GEMM+GELU v21: the clusters' sums sent by st.async onto the peer's
-  # mbarrier (slab_store_tile's PUSH 2): one row (x's first loads ahead of W's, also without
-  # a cluster) and v14's 2..8-row loop with a partial last slab, the TMA slab (K = 8: a CTA
-  # without stages; 11 rows, a partial last slab), the HGEMM's TMA slabs (3 m-tiles, a
+  # mbarrier (slab_store_tile's PUSH 2): one row (and, without a cluster, the one-row slab as
+  # v15 launches it) and v14's 2..8-row loop with a partial last slab, the TMA slab (K = 8: a
+  # CTA without stages; 11 rows, a partial last slab), the HGEMM's TMA slabs (3 m-tiles, a
   # partial slab; 4 m-tiles, the staged bias), its 2..8 rows
   "bench gemv --impl ours --variant 15 --m 1 --n 4104 --k 1000"
   "bench gemv --impl ours --variant 15 --m 1 --n 8200 --k 1040"

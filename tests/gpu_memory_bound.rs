@@ -63,8 +63,8 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         // warps without any).
         (7, 8200, 1040),
         (3, 8192, 16),
-        // v15's one-row slab with x's first loads ahead of W's: without a cluster (129 slabs,
-        // the last one partial), and with more of x than one 16-byte word per thread.
+        // The one-row slab without a cluster (129 slabs, the last one partial), and with more
+        // of x to stage than one 16-byte word per thread.
         (1, 8200, 1040),
         (1, 8192, 9000),
     ];

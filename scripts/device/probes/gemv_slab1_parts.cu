@@ -1,6 +1,8 @@
 // Development probe (not part of the product): where the one-row slab's time over the read of
 // W goes at N = K = 4096 (GEMV v15's kernel for M = 1 as first written: 64-column slabs in
-// (1, 2) clusters, the sums exchanged by st.async; XMODE 5 below then became its XFIRST). A copy of gemv_slab1 with its parts switched off one at a time
+// (1, 2) clusters, the sums exchanged by st.async). XMODE 5 below, 0.6 us faster than this
+// copy, measured 0.06-0.3 us slower than v14 when built into the product's kernel (C5): this
+// copy runs ~0.25 us slower than the product's own kernel, so its parts are the copy's. A copy of gemv_slab1 with its parts switched off one at a time
 // (wrong results, timing only), timed cold in graph and one launch, interleaved
 // (probe_bench.cuh), beside the product's kernel and its read:
 //   STAGEX  x staged in shared memory behind a barrier (off: x taken as 1.0)
