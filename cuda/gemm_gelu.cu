@@ -93,7 +93,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v18 v17 with 2..8 rows on GEMV v14's slab loop, bias+GELU at the store",
     "v19 v18 with the bias staged in smem at the start (TMA slabs: a bulk copy; 128x128 split-K: cp.async)",
     "v20 v19 with the parked epilogue as a loop, and the erf form's GELU as a logistic polynomial (ex2 + rcp) instead of erff",
-    "v21 best: v20 with the slabs' clusters sending their partial sums by st.async (GEMV v15)",
+    "v21 best: v20 with the slabs' clusters sending their partial sums by st.async, one row staging x first (GEMV v15)",
 };
 
 template <int KIND>

@@ -27,7 +27,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v18 v17 with 2..8 rows on GEMV v14's slab loop (two groups in flight, issue-first)",
     "v19 v18's kernels (v19 of the fused family stages its bias in smem; the plain GEMM has none)",
     "v20 v18's kernels (v20 of the fused family changes its erf GELU; the plain GEMM has none)",
-    "v21 best: v18 with the slabs' clusters sending their partial sums by st.async (GEMV v15)",
+    "v21 best: v18 with the slabs' clusters sending their partial sums by st.async, one row staging x first (GEMV v15)",
 };
 
 }  // namespace

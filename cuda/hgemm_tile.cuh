@@ -1319,7 +1319,8 @@ int launch_v14_on(int variant, const half *a, const half *b, half *c, int M, int
   // launches v18's kernels.
   // v20 launches v19's kernels; the fused family's functor changes (the parked epilogue as a
   // loop, the erf form). v21: v20 with the slabs' clusters sending their partial sums by
-  // st.async, counted on the peer's mbarrier (GEMV v15).
+  // st.async, counted on the peer's mbarrier, and one row in a cluster staging x first
+  // (GEMV v15).
   bool launched = false;
   int st = 0;
   const int push = variant >= 21 ? 2 : variant >= 17 ? 1 : 0;

@@ -14,7 +14,8 @@ use half::f16;
 /// (1, 2) clusters pushing their partial sums into the peer's shared memory) with 2..8 rows in
 /// the one-row slab's loop order: two groups in flight, the next one issued before the current
 /// one is multiplied (v14), and the partial sums sent by st.async, counted on the receiving
-/// CTA's mbarrier, instead of behind a cluster barrier (v15; docs/perf-log.md).
+/// CTA's mbarrier, instead of behind a cluster barrier, with one row in a cluster staging x
+/// before its first W loads (v15; docs/perf-log.md).
 pub const BEST: u32 = 15;
 
 /// The variant "best" resolves to on this build.

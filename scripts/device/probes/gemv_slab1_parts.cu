@@ -1,10 +1,12 @@
 // Development probe (not part of the product): where the one-row slab's time over the read of
-// W goes at N = K = 4096 (GEMV v15's kernel for M = 1 as first written: 64-column slabs in
-// (1, 2) clusters, the sums exchanged by st.async). XMODE 5 below, 0.6 us faster than this
-// copy, measured 0.06-0.3 us slower than v14 when built into the product's kernel (C5): this
-// copy runs ~0.25 us slower than the product's own kernel, so its parts are the copy's. A copy of gemv_slab1 with its parts switched off one at a time
-// (wrong results, timing only), timed cold in graph and one launch, interleaved
-// (probe_bench.cuh), beside the product's kernel and its read:
+// W goes at N = K = 4096 (GEMV v15's kernel for M = 1 before XFAST: 64-column slabs in (1, 2)
+// clusters, the sums exchanged by st.async). A copy of gemv_slab1 with its parts switched off
+// or changed one at a time (wrong results where parts are off: timing only), timed cold in
+// graph and one launch, interleaved (probe_bench.cuh), beside the product's kernel and its
+// read. The copy computes the product's sums bitwise (checked first) but does not time as the
+// product: its parts are the copy's (XMODE 5 alone, 0.6 us faster here, was 0.06-0.3 us slower
+// built into the product, C5; with PROD's bits the copy found the combination the product now
+// runs, XMODE 5 without the column guard: gemv_slab1's XFAST, D3).
 //   STAGEX  x staged in shared memory behind a barrier (off: x taken as 1.0)
 //   FMA     the 8 FMAs per W element (off: the W bits folded by XOR, as the read does)
 //   REDUCE  the 16-warp reduction, the cluster exchange and the store (off: each lane stores
@@ -18,6 +20,9 @@
 //           cost alone); 4 read from shared memory as multiplied, never staged (uninitialized
 //           values, no barrier: the loop's cost alone); 5 as 0, with the staging's global
 //           loads issued before the first W loads (their stores to shared memory after them)
+//   PROD    the product's differences put back (bits): 1 the lanes' column guard on W's
+//           loads, 2 the epilogue as a kernel parameter (prefetch at the start, applied at
+//           the store) instead of a constant the compiler folds away
 // Usage: gemv_slab1_parts [N]  (N = K, default 4096)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
@@ -25,9 +30,10 @@
 
 namespace {
 
-template <bool STAGEX, bool FMA, bool REDUCE, bool EARLY, int XMODE = 0>
+template <bool STAGEX, bool FMA, bool REDUCE, bool EARLY, int XMODE = 0, int PROD = 0>
 __global__ void __launch_bounds__(kSlabThreads, 1)
-    slab1_parts(const __half *x, const __half *W, __half *y, int N, int K) {
+    slab1_parts(const __half *x, const __half *W, __half *y, int N, int K, SlabEpi pepi) {
+  const SlabEpi epi = PROD & 2 ? pepi : SlabEpi{nullptr, -1};
   constexpr int LPR = kSlabLanesPerRow, COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
   extern __shared__ __align__(16) unsigned char slab_smem[];
   __half *xs = reinterpret_cast<__half *>(slab_smem);
@@ -49,7 +55,8 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int k = k0 + u * RPP;
-      w[u] = k < ke ? ldg_stream(W + (size_t)k * N + n) : make_uint4(0, 0, 0, 0);
+      const bool ok = PROD & 1 ? k < ke && n < N : k < ke;
+      w[u] = ok ? ldg_stream(W + (size_t)k * N + n) : make_uint4(0, 0, 0, 0);
       if constexpr (XMODE == 2) xr[u] = k < ke ? __half2float(__ldg(x + k)) : 0.f;
     }
   };
@@ -86,6 +93,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   if constexpr (XMODE == 5)
     if (tid < nx) xfirst = __ldg(reinterpret_cast<const uint4 *>(x + kb) + tid);
   load(wa, xa, k0);
+  if constexpr (PROD & 2) epi.prefetch(blockIdx.x * COLS, N);
   if constexpr (EARLY) load(wb, xb, k0 + U * RPP);
   if constexpr (XMODE == 5) {
     if (tid < nx) reinterpret_cast<uint4 *>(xs)[tid] = xfirst;
@@ -142,16 +150,17 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
       part[e] = v;
     }
     slab_store_tile<1, true, kSlabThreads, 2>(part, y, 1, N, blockIdx.x * COLS,
-                                              SlabEpi{nullptr, -1}, recv);
+                                              epi, recv);
   }
 }
 
-template <bool STAGEX, bool FMA, bool REDUCE, bool EARLY, int XMODE = 0>
+template <bool STAGEX, bool FMA, bool REDUCE, bool EARLY, int XMODE = 0, int PROD = 0>
 void launch_parts(const __half *x, const __half *W, __half *y, int n, cudaStream_t st) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       launch_config(dim3(n / 64, 2, 1), kSlabThreads, slab1_smem(n, 2), 2, st, &attr);
-  CK(cudaLaunchKernelEx(&cfg, slab1_parts<STAGEX, FMA, REDUCE, EARLY, XMODE>, x, W, y, n, n));
+  CK(cudaLaunchKernelEx(&cfg, slab1_parts<STAGEX, FMA, REDUCE, EARLY, XMODE, PROD>, x, W, y, n,
+                        n, kSlabNoEpi));
 }
 
 // The product kernel (PUSH 2) vs the probe's full copy on random data: y must be bitwise equal.
@@ -207,7 +216,7 @@ int main(int argc, char **argv) {
   cases.push_back({NAME, [=](int i, cudaStream_t st) {                       \
                      launch_parts<SX, F, R, E, XM>(x[i], W[i], y, n, st);    \
                    }})
-  PARTS(true, true, true, false, 0, "copy: all parts (= the product)");
+  PARTS(true, true, true, false, 0, "copy: all parts (the product's sums)");
   PARTS(false, true, true, false, 0, "copy: no x staging");
   PARTS(true, false, true, false, 0, "copy: no FMAs (XOR fold)");
   PARTS(true, true, false, false, 0, "copy: no reduction / exchange");
@@ -220,6 +229,16 @@ int main(int argc, char **argv) {
   PARTS(true, true, true, false, 4, "copy: x read, never staged (XMODE 4)");
   PARTS(true, true, true, false, 5, "copy: x's loads first (XMODE 5)");
   PARTS(true, true, true, true, 5, "copy: x's loads first, second buffer early");
+#define PRODUCT(XM, P, NAME)                                                 \
+  cases.push_back({NAME, [=](int i, cudaStream_t st) {                       \
+                     launch_parts<true, true, true, false, XM, P>(x[i], W[i], y, n, st); \
+                   }})
+  PRODUCT(0, 1, "copy + column guard");
+  PRODUCT(0, 2, "copy + epilogue parameter");
+  PRODUCT(0, 3, "copy + both (the product's code)");
+  PRODUCT(5, 1, "x first + column guard");
+  PRODUCT(5, 2, "x first + epilogue parameter");
+  PRODUCT(5, 3, "x first + both (the product's XFIRST of C5)");
   std::printf("%dx%d fp16 W (%.0f MB), %d sets\n", n, n, bytes / 1e6, buf.sets);
   for (int run = 0; run < 2; ++run) probe_run(cases, buf.sets, (double)bytes, s);
   return 0;
