@@ -712,8 +712,9 @@ inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
 // XFAST (GEMV v15 / HGEMM v21 in a cluster, 16-byte x only): the staging of x issues its
 // first loads before W's (behind W's they queue after ~4 MB of requests chip-wide, and the
 // barrier that publishes x holds every refill of W until they land), and a lane past N loads
-// column N - 8 instead of a guarded zero (its sums are never stored). Either alone measured no
-// faster in this kernel; together 0.4 us at 4096² (probe gemv_slab1_parts.cu, D3).
+// column N - 8 instead of a guarded zero (its sums are never stored). x first alone measured
+// 0.1-0.3 us slower in this kernel (C5); with the guard gone too, 0.7 us faster at 4096² (C7;
+// the probe gemv_slab1_parts.cu found the pair on its copy of the kernel, D3).
 template <bool CLUSTER, int PUSH = 0, bool XFAST = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K, SlabEpi epi) {

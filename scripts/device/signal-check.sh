@@ -8,8 +8,8 @@
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
 if [ "${PART:-tests}" = sanitize ]; then
-  OUT=/tmp/san SANITIZE_FILTER="gemv --impl ours --variant 15 |variant 21 " SANITIZE_TIMEOUT_S=120 \
-    bash scripts/sanitize.sh > "$OUT/sanitize.log" 2>&1
+  OUT=/tmp/san SANITIZE_FILTER="gemv --impl ours --variant 15 |variant 21 " \
+    SANITIZE_TIMEOUT_S=120 bash scripts/sanitize.sh > "$OUT/sanitize.log" 2>&1
   tail -7 "$OUT/sanitize.log"
   exit 0
 fi

@@ -12,7 +12,7 @@ use half::f16;
 
 /// The variant "best" means: v21: the GEMV's slab kernels at M <= 16 (2..8 rows in GEMV v14's
 /// issue-first loop) and its TMA slabs at 9..64 rows where they suit the shape, their clusters
-/// sending their partial sums by st.async (GEMV v15);
+/// sending their partial sums by st.async, one row in a cluster staging x first (GEMV v15);
 /// else a per-shape dispatch between v7's loop on a 256x128 or 128x256 tile (large grids),
 /// smaller tiles (small M) and cluster split-K (mid M: 64x128 tiles, or 128x128 tiles of 8
 /// warps split 2 ways); see docs/perf-log.md.
