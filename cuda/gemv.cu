@@ -1500,50 +1500,49 @@ int v10_max_clusters(bool small) {
                : slab_max_clusters<&gemv_slab_v10<16, true, BATCH>, kSlabMmaSmem<16>>();
 }
 
+// v11's kernels with PUSH (CLUSTER) for `rows`: 2..8 rows in the one-row slab's loop order
+// where `top` says so (TOP), else the batched ring.
+template <bool CLUSTER, int PUSH>
+cudaError_t launch_v11(const __half *x, const __half *W, __half *y, int rows, int N, int K,
+                       SlabEpi epi, bool top, cudaStream_t s) {
+  const bool small = bucket(rows) <= 8;
+  if (small && top)
+    return launch_slab_v10<8, CLUSTER, true, PUSH, true>(x, W, y, rows, N, K, epi, s);
+  return small ? launch_slab_v10<8, CLUSTER, true, PUSH>(x, W, y, rows, N, K, epi, s)
+               : launch_slab_v10<16, CLUSTER, true, PUSH>(x, W, y, rows, N, K, epi, s);
+}
+
 // Launches v10's (BATCH: v11's) kernel for a tensor-core slab plan where it applies: K a whole
 // number of 16-row groups, x 8-byte aligned, and (with the cluster) all of its clusters
-// resident. false: it does not apply, nothing was launched. top (GEMV v14, with BATCH and
-// push): 2..8 rows take the one-row slab's loop order (TOP).
+// resident. false: it does not apply, nothing was launched. top (GEMV v14, with BATCH): 2..8
+// rows take the one-row slab's loop order (TOP); in a cluster only with push 1 or 2, as v14
+// was measured (push 0 keeps v11's loop there).
 template <bool BATCH>
 bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
                 int K, SlabEpi epi, int push, cudaStream_t s, cudaError_t *err,
                 bool top = false) {
   if (rows < 2 || K % 16 != 0 || (uintptr_t)x % 8 != 0) return false;
   const bool small = bucket(rows) <= 8;
+  const bool cluster = plan == kSlabMmaCluster;
+  if (plan != kSlabMma && (!cluster || v10_max_clusters<BATCH>(small) < tiles_for(N)))
+    return false;
   if constexpr (BATCH) {
-    if (top && small && plan == kSlabMma) {
-      *err = launch_slab_v10<8, false, true, false, true>(x, W, y, rows, N, K, epi, s);
-      return true;
-    }
-  }
-  if (plan == kSlabMma) {
-    *err = small ? launch_slab_v10<8, false, BATCH>(x, W, y, rows, N, K, epi, s)
-                 : launch_slab_v10<16, false, BATCH>(x, W, y, rows, N, K, epi, s);
+    if (!cluster)
+      *err = launch_v11<false, 0>(x, W, y, rows, N, K, epi, top, s);
+    else if (push == 2)  // v13 pushes from v11's (batched) kernels only
+      *err = launch_v11<true, 2>(x, W, y, rows, N, K, epi, top, s);
+    else if (push == 1)
+      *err = launch_v11<true, 1>(x, W, y, rows, N, K, epi, top, s);
+    else
+      *err = launch_v11<true, 0>(x, W, y, rows, N, K, epi, false, s);
     return true;
   }
-  if (plan != kSlabMmaCluster || v10_max_clusters<BATCH>(small) < tiles_for(N)) return false;
-  if constexpr (BATCH) {  // v13 pushes from v11's (batched) kernels only
-    if (push == 2 && top && small) {
-      *err = launch_slab_v10<8, true, true, 2, true>(x, W, y, rows, N, K, epi, s);
-      return true;
-    }
-    if (push == 2) {
-      *err = small ? launch_slab_v10<8, true, true, 2>(x, W, y, rows, N, K, epi, s)
-                   : launch_slab_v10<16, true, true, 2>(x, W, y, rows, N, K, epi, s);
-      return true;
-    }
-    if (push && top && small) {
-      *err = launch_slab_v10<8, true, true, 1, true>(x, W, y, rows, N, K, epi, s);
-      return true;
-    }
-    if (push) {
-      *err = small ? launch_slab_v10<8, true, true, 1>(x, W, y, rows, N, K, epi, s)
-                   : launch_slab_v10<16, true, true, 1>(x, W, y, rows, N, K, epi, s);
-      return true;
-    }
-  }
-  *err = small ? launch_slab_v10<8, true, BATCH>(x, W, y, rows, N, K, epi, s)
-               : launch_slab_v10<16, true, BATCH>(x, W, y, rows, N, K, epi, s);
+  if (cluster)
+    *err = small ? launch_slab_v10<8, true, BATCH>(x, W, y, rows, N, K, epi, s)
+                 : launch_slab_v10<16, true, BATCH>(x, W, y, rows, N, K, epi, s);
+  else
+    *err = small ? launch_slab_v10<8, false, BATCH>(x, W, y, rows, N, K, epi, s)
+                 : launch_slab_v10<16, false, BATCH>(x, W, y, rows, N, K, epi, s);
   return true;
 }
 
@@ -1611,15 +1610,12 @@ int splits(int variant, int rows, int N, int K) {
   switch (variant) {
     case 3: return fma_splits(MB, N, K);
     case 4: return mma_splits(MB, N, K);
-    case 8:
-    case 9:
-    case 10:
-    case 11:
-    case 12:
-    case 13:
-    case 14:
-    case 15: return slab_plan(rows, N, K) == kSlabNone ? splits(v7_variant(rows), rows, N, K) : 1;
-    default: return 1;
+    default:  // v8 on: the slabs, or v7's kernel for the shape where no slab plan fits (a
+              // list of cases here missed a new variant once, which then ran v4 without its
+              // workspace)
+      return variant >= 8 && slab_plan(rows, N, K) == kSlabNone
+                 ? splits(v7_variant(rows), rows, N, K)
+                 : 1;
   }
 }
 
