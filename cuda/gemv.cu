@@ -963,7 +963,13 @@ constexpr int kV10Depth = MB == 8 ? 4 : 3;  // groups in flight per warp, within
 // measured 4-8% slower (Y1), and so, it turned out, did v10's rolling ring, which is that
 // order with P groups (Z1). Launched for 2..8 rows only: at 16 rows (8 MMAs per group, 128
 // registers) it measured up to 4% slower than the TMA slabs at 8192² (Z2).
-template <int MB, bool CLUSTER, bool BATCH = false, int PUSH = 0, bool TOP = false>
+// XP (v16, with TOP, 2..8 rows): a warp walks units of 32 rows of K instead of 16, each unit
+// two groups: lane t takes rows 8t + 0..3 in the first and 8t + 4..7 in the second, so that
+// its x for both is one 16-byte load, x[g][8t .. 8t + 7] (the group's k order is free as long
+// as W's rows and x's match). One x load per two groups instead of one per group, W's loads and
+// the bytes in flight as TOP's. Only for K % 32 == 0 and 16-byte aligned x (the host checks).
+template <int MB, bool CLUSTER, bool BATCH = false, int PUSH = 0, bool TOP = false,
+          bool XP = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
                   SlabEpi epi) {
@@ -977,16 +983,19 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kTileN;
   const int n = min(n0 + g * 8, N - 8);  // N % 8 == 0
-  const int groups = K / 16, S = gridDim.y, rank = blockIdx.y;
-  const int ga = (int)((long long)groups * rank / S), gb = (int)((long long)groups * (rank + 1) / S);
-  const int first = ga + warp;  // this warp: groups first, first + 16, ... < gb
-  const int cnt = first < gb ? (gb - first + kSlabWarps - 1) / kSlabWarps : 0;
-  const size_t step = (size_t)kSlabWarps * 16 * N;
-  const __half *w0 = W + (size_t)(first * 16 + 4 * t) * N + n;
+  static_assert(!XP || (TOP && WA), "XP: the 2..8-row TOP loop");
+  constexpr int UR = XP ? 32 : 16, LR = XP ? 8 : 4;  // rows of K per unit; a lane's first row
+  const int units = K / UR, S = gridDim.y, rank = blockIdx.y;
+  const int ga = (int)((long long)units * rank / S), gb = (int)((long long)units * (rank + 1) / S);
+  const int first = ga + warp;  // this warp: units first, first + 16, ... < gb
+  const int cntu = first < gb ? (gb - first + kSlabWarps - 1) / kSlabWarps : 0;
+  const int cnt = XP ? 2 * cntu : cntu;  // groups
+  const size_t step = (size_t)kSlabWarps * UR * N;
+  const __half *w0 = W + (size_t)(first * UR + LR * t) * N + n;
   const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
   const __half *xp[XR];
 #pragma unroll
-  for (int r = 0; r < XR; ++r) xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + first * 16 + 4 * t;
+  for (int r = 0; r < XR; ++r) xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + first * UR + LR * t;
   epi.prefetch(n0, N);
 
   MmaAcc<MB> acc = {};  // zeros; the W-as-A kernels use wacc instead
@@ -994,15 +1003,18 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 
   uint4 wb[P][4];
   uint2 ab[P][2];
-  const auto load = [&](uint4(&w)[4], uint2(&a)[2]) {
+  const auto load_w = [&](uint4(&w)[4], size_t adv) {
     w[0] = ldg_stream(w0);
     w[1] = ldg_stream(w1);
     w[2] = ldg_stream(w2);
     w[3] = ldg_stream(w3);
-    w0 += step;
-    w1 += step;
-    w2 += step;
-    w3 += step;
+    w0 += adv;
+    w1 += adv;
+    w2 += adv;
+    w3 += adv;
+  };
+  const auto load = [&](uint4(&w)[4], uint2(&a)[2]) {
+    load_w(w, step);
 #pragma unroll
     for (int r = 0; r < XR; ++r) {
       a[r] = __ldg(reinterpret_cast<const uint2 *>(xp[r]));
@@ -1012,7 +1024,31 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   const auto compute = [&](const uint4(&w)[4], const uint2(&a)[2]) {
     slab_group_compute<MB, WA>(acc, wacc, w, a);
   };
-  if constexpr (TOP) {
+  if constexpr (XP) {  // TOP's order over the units' two groups (cnt is even)
+    const size_t adv_a = (size_t)4 * N, adv_b = step - adv_a;  // to the second group, the next unit
+    const auto load_x = [&] {
+      const uint4 v = __ldg(reinterpret_cast<const uint4 *>(xp[0]));
+      xp[0] += kSlabWarps * UR;
+      return v;
+    };
+    uint4 xa = make_uint4(0, 0, 0, 0), xb = xa;
+    if (cnt > 0) {
+      load_w(wb[0], adv_a);
+      xa = load_x();
+    }
+    for (int i = 0; i < cnt; i += 2) {
+      load_w(wb[1], adv_b);  // group i + 1
+      ab[0][0] = make_uint2(xa.x, xa.y);
+      compute(wb[0], ab[0]);
+      if (i + 2 < cnt) {  // group i + 2: the next unit
+        load_w(wb[0], adv_a);
+        xb = load_x();
+      }
+      ab[1][0] = make_uint2(xa.z, xa.w);
+      compute(wb[1], ab[1]);
+      xa = xb;
+    }
+  } else if constexpr (TOP) {
     static_assert(P >= 2, "two buffers");
     if (cnt > 0) load(wb[0], ab[0]);
     int i = 0;
@@ -1427,6 +1463,11 @@ bool slab_setup() {
                          slab_attr<&gemv_slab_v10<8, true, true, 2>>(kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_v10<16, true, true, 2>>(kSlabMmaSmem<16>) &
                          slab_attr<&gemv_slab_v10<8, true, true, 2, true>>(kSlabMmaSmem<8>) &
+                         // TOP over units of two groups (XP, v16)
+                         slab_attr<&gemv_slab_v10<8, false, true, 0, true, true>>(
+                             kSlabMmaSmem<8>) &
+                         slab_attr<&gemv_slab_v10<8, true, true, 2, true, true>>(
+                             kSlabMmaSmem<8>) &
                          v10_attrs<false>() & v10_attrs<true>();
   return ok;
 }
@@ -1481,15 +1522,15 @@ cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, 
                             epi);
 }
 
-template <int MB, bool CLUSTER, bool BATCH, int PUSH = 0, bool TOP = false>
+template <int MB, bool CLUSTER, bool BATCH, int PUSH = 0, bool TOP = false, bool XP = false>
 cudaError_t launch_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
                             SlabEpi epi, cudaStream_t s) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
                                                kSlabThreads, kSlabMmaSmem<MB>, CLUSTER ? 2 : 1,
                                                s, &attr);
-  return cudaLaunchKernelEx(&cfg, gemv_slab_v10<MB, CLUSTER, BATCH, PUSH, TOP>, x, W, y, M, N,
-                            K, epi);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_v10<MB, CLUSTER, BATCH, PUSH, TOP, XP>, x, W, y, M,
+                            N, K, epi);
 }
 
 // (1, 2) clusters of the v10 (BATCH: v11) kernel for 2..8 (small) or 9..16 rows resident at
@@ -1501,11 +1542,13 @@ int v10_max_clusters(bool small) {
 }
 
 // v11's kernels with PUSH (CLUSTER) for `rows`: 2..8 rows in the one-row slab's loop order
-// where `top` says so (TOP), else the batched ring.
+// where `top` says so (1: TOP; 2: TOP over units of two groups, XP), else the batched ring.
 template <bool CLUSTER, int PUSH>
 cudaError_t launch_v11(const __half *x, const __half *W, __half *y, int rows, int N, int K,
-                       SlabEpi epi, bool top, cudaStream_t s) {
+                       SlabEpi epi, int top, cudaStream_t s) {
   const bool small = bucket(rows) <= 8;
+  if (small && top == 2)
+    return launch_slab_v10<8, CLUSTER, true, PUSH, true, true>(x, W, y, rows, N, K, epi, s);
   if (small && top)
     return launch_slab_v10<8, CLUSTER, true, PUSH, true>(x, W, y, rows, N, K, epi, s);
   return small ? launch_slab_v10<8, CLUSTER, true, PUSH>(x, W, y, rows, N, K, epi, s)
@@ -1514,14 +1557,15 @@ cudaError_t launch_v11(const __half *x, const __half *W, __half *y, int rows, in
 
 // Launches v10's (BATCH: v11's) kernel for a tensor-core slab plan where it applies: K a whole
 // number of 16-row groups, x 8-byte aligned, and (with the cluster) all of its clusters
-// resident. false: it does not apply, nothing was launched. top (GEMV v14, with BATCH): 2..8
-// rows take the one-row slab's loop order (TOP); in a cluster only with push 1 or 2, as v14
-// was measured (push 0 keeps v11's loop there).
+// resident. false: it does not apply, nothing was launched. top (with BATCH): 1 (GEMV v14),
+// 2..8 rows take the one-row slab's loop order (TOP); 2 (GEMV v16), TOP over units of two
+// groups with one x load each (XP) where K % 32 == 0 and x is 16-byte aligned, else TOP. In a
+// cluster TOP runs with push 1 or 2 only, as v14 was measured (push 0 keeps v11's loop there).
 template <bool BATCH>
 bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
-                int K, SlabEpi epi, int push, cudaStream_t s, cudaError_t *err,
-                bool top = false) {
+                int K, SlabEpi epi, int push, cudaStream_t s, cudaError_t *err, int top = 0) {
   if (rows < 2 || K % 16 != 0 || (uintptr_t)x % 8 != 0) return false;
+  if (top == 2 && (K % 32 != 0 || (uintptr_t)x % 16 != 0)) top = 1;
   const bool small = bucket(rows) <= 8;
   const bool cluster = plan == kSlabMmaCluster;
   if (plan != kSlabMma && (!cluster || v10_max_clusters<BATCH>(small) < tiles_for(N)))
@@ -1534,7 +1578,7 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
     else if (push == 1)
       *err = launch_v11<true, 1>(x, W, y, rows, N, K, epi, top, s);
     else
-      *err = launch_v11<true, 0>(x, W, y, rows, N, K, epi, false, s);
+      *err = launch_v11<true, 0>(x, W, y, rows, N, K, epi, 0, s);
     return true;
   }
   if (cluster)
@@ -1555,7 +1599,7 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
 // one-row slab in a cluster with 16-byte x also stages x first (XFAST).
 cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,
                         int N, int K, bool wa, int lean, int push, SlabEpi epi,
-                        cudaStream_t s, bool top = false) {
+                        cudaStream_t s, int top = 0) {
   const bool small = bucket(rows) <= 8;
   cudaError_t err = cudaSuccess;
   if (lean == 10 && launch_v10<false>(plan, x, W, y, rows, N, K, epi, push, s, &err)) return err;
@@ -1730,7 +1774,8 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
     const SlabPlan plan = slab_plan(rows, N, K);
     if (plan == kSlabNone) return launch_rows(v7_variant(rows), x, W, y, ws, rows, N, K, s);
     const int lean = variant >= 11 ? 11 : variant == 10 ? 10 : 0;  // v12, v13: v11's kernels
-    const bool top = variant >= 14;  // v14: 2..8 rows in the one-row slab's loop order
+    // v14: 2..8 rows in the one-row slab's loop order; v16: over units of two groups (XP)
+    const int top = variant >= 16 ? 2 : variant >= 14 ? 1 : 0;
     const cudaError_t e =
         launch_slab(plan, x, W, y, rows, N, K, variant >= 9, lean, push, kSlabNoEpi, s, top);
     const int st = rl_launch_status();
@@ -1923,13 +1968,13 @@ int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, i
 }  // namespace
 
 int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                        SlabEpi epi, int push, cudaStream_t stream, bool *launched, bool top) {
+                        SlabEpi epi, int push, cudaStream_t stream, bool *launched, int top) {
   *launched = false;
   if (M < 1 || M > kMaxRows || N < 1 || K < 1 || !vector_ok(W, N)) return 0;
   const SlabPlan plan = slab_plan(M, N, K);
   if (plan == kSlabNone) return 0;
   *launched = true;
-  // top: 2..8 rows on GEMV v14's kernel (v11's, issue-first) where it applies, else v9's.
+  // top: 2..8 rows on GEMV v14's (1) or v16's (2) kernel where it applies, else v9's.
   const int lean = top && M <= 8 ? 11 : 0;
   const cudaError_t e = launch_slab(plan, x, W, y, M, N, K, true, lean, push, epi, stream, top);
   const int st = rl_launch_status();
@@ -1947,7 +1992,7 @@ int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N
   return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stageb, stream, launched);
 }
 
-constexpr int kVariants = 15;
+constexpr int kVariants = 16;
 
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
@@ -2007,7 +2052,8 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 12: return "v12 v11 with 9..16 rows on TMA slabs: W and x through a 4-stage TMA ring in smem";
     case 13: return "v13 v12 with the cluster's partial sums pushed to the peer's smem (one barrier)";
     case 14: return "v14 v13 with 2..8 rows in the one-row slab's loop order (two groups in flight)";
-    case 15: return "v15 best: v14 with the cluster's partial sums sent by st.async onto the peer's mbarrier; one row stages x first";
+    case 15: return "v15 v14 with the cluster's partial sums sent by st.async onto the peer's mbarrier; one row stages x first";
+    case 16: return "v16 best: v15 with 2..8 rows walking units of two groups, one 16-byte x load per unit";
     default: return nullptr;
   }
 }

@@ -49,11 +49,13 @@ struct SlabEpiAt {
 // N % 8 == 0, 16-byte aligned W, a slab grid of half to one wave); *launched says whether it
 // did. push (HGEMM v17): 1, a cluster pushes its partial sums to its peer (GEMV v13); 2
 // (HGEMM v21), by st.async counted on the peer's mbarrier (GEMV v15); 0, it pulls them. top
-// (HGEMM v18): 2..8 rows run GEMV v14's kernel (issue-first, two groups in flight) where
-// K % 16 == 0 and x is 8-byte aligned. Returns 0 or a cudaError_t.
+// 1 (HGEMM v18): 2..8 rows run GEMV v14's kernel (issue-first, two groups in flight) where
+// K % 16 == 0 and x is 8-byte aligned; 2: GEMV v16's (the same in units of two groups with
+// one 16-byte x load each) where also K % 32 == 0 and x is 16-byte aligned. Returns 0 or a
+// cudaError_t.
 int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
                         SlabEpi epi, int push, cudaStream_t stream, bool *launched,
-                        bool top = false);
+                        int top = 0);
 
 // HGEMM v16: the GEMV's TMA slab kernel for y = epi(x . W) at 9..64 rows (sm_90; N and K
 // multiples of 8, 16-byte aligned x and W, a slab grid of half to one wave, clusters of 2

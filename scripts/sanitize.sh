@@ -174,6 +174,12 @@ RUNS=(
   "bench gemm --impl wmma --variant 21 --m 40 --n 4104 --k 1000"
   "bench gemm-gelu --impl fused --variant 21 --m 64 --n 2560 --k 2048"
   "bench gemm-gelu --impl fused --variant 21 --m 6 --n 4104 --k 1040"
+  # GEMV v16: v14's 2..8-row loop over units of two groups (one 16-byte x load each): in a
+  # pushing cluster (65 slabs, the last one partial; ranks of 16 and 17 units), without a
+  # cluster (129 slabs; warps with 2 and 3 units), one unit in all
+  "bench gemv --impl ours --variant 16 --m 6 --n 4104 --k 1056"
+  "bench gemv --impl ours --variant 16 --m 7 --n 8200 --k 1056"
+  "bench gemv --impl ours --variant 16 --m 3 --n 8192 --k 32"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")

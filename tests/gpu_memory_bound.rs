@@ -70,6 +70,12 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         // v15's one-row slab in a cluster with x staged first (XFAST), 65 slabs: the last
         // one's lanes past N load column N - 8, whose sums must not be stored.
         (1, 4104, 1000),
+        // v16's 2..8 rows in units of 32 rows of K (K % 32 == 0; the v14 shapes above with
+        // K % 32 == 16 fall back to v14's loop): in a cluster with a partial last slab and
+        // ranks of 16 and 17 units, without a cluster (warps with 2 and 3 units), one unit.
+        (6, 4104, 1056),
+        (7, 8200, 1056),
+        (3, 8192, 32),
     ];
     let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
     for (v, _) in gemv::variants() {
