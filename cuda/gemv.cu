@@ -31,6 +31,12 @@
 //       no longer depend on registers and scoreboards (2..8 rows keep v11's W-as-A groups,
 //       half the MMAs, 1-3% faster there). The same kernel, with up to 4 m-tiles of 16 rows,
 //       is the HGEMM's v16 for 9..64 rows.
+//  v13: v12 with the clusters pushing their partial sums into the peer's shared memory.
+//  v14: v13 with 2..8 rows in the one-row slab's loop order (two groups in flight).
+//  v15: v14 with the sums sent by st.async onto the peer's mbarrier; one row stages x first.
+//  v16: v15 with 2..8 rows walking K in units of two groups, one 16-byte x load per unit.
+//  v17: v16's loop at 9..16 rows as well: each W fragment the A operand of two MMAs, one per 8
+//       rows of x (else v16's TMA slab).
 // v2..v6 need N % 8 == 0 and a 16-byte aligned W; otherwise they use a scalar-column kernel.
 // Launches cover at most 16 rows of x; larger M is done in chunks of 16 rows.
 #include <cooperative_groups.h>
@@ -578,6 +584,14 @@ __device__ __forceinline__ void cluster_wait() {
 // PUSH == 2 (GEMV v15): the peer's half of the sums arrives by st.async, which counts its
 // bytes on this CTA's recv barrier, instead of plain DSMEM stores behind a cluster barrier.
 // The bytes a rank receives: half of an MB x 64 fp32 tile.
+// The first of `total` units that rank `rank` of S takes, total * rank / S, for S = gridDim.y
+// of a slab kernel: 1 or 2 in every launch (a (1, 2) cluster or none; launch_config and the
+// probes), where a shift gives the same value. The 64-bit division it replaces compiled to ~50
+// instructions (a CALL slow path among them) ahead of each kernel's first load, and a guard
+// keeping it for S > 2 kept all of them (ptxas computes both sides). total * 2 < 2^31 here.
+__host__ __device__ constexpr int slab_split(int total, int S, int rank) {
+  return (total * rank) >> (S - 1);
+}
 __host__ __device__ constexpr unsigned slab_recv_bytes(int mb) { return mb * kTileN / 2 * 4; }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -705,7 +719,7 @@ __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, in
 // CLUSTER: the two CTAs of a (1, 2) cluster take the two halves of K and each writes half of
 // the slab from both partial sums (DSMEM).
 __host__ __device__ constexpr int slab1_split_begin(int K, int S, int rank) {
-  return rank == S ? K : (int)((long long)K * rank / S) & ~7;  // multiples of 8: aligned x
+  return rank == S ? K : slab_split(K, S, rank) & ~7;  // multiples of 8: aligned x
 }
 inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
 
@@ -833,44 +847,57 @@ __device__ __forceinline__ void wa_group_compute(WaAcc &acc, const uint4 (&w)[4]
   }
 }
 
-// WaAcc of every warp summed through red[] into part[m * 64 + col] (as mma_warps_to_part).
-template <int WARPS, int THREADS>
-__device__ __forceinline__ void wa_warps_to_part(const WaAcc &acc, float (*red)[32][17],
-                                                 float *part) {
+// WA over 16 rows (GEMV v17): two B operands, x rows 0..7 and 8..15, on the same A fragments
+// of W; H (1 or 2) WaAcc per lane, one per half.
+template <int MB, bool WA>
+constexpr int kWaHalves = WA ? MB / 8 : 1;
+
+// H WaAcc of every warp summed through red[] into part[m * 64 + col] (as mma_warps_to_part);
+// half h holds rows 8h .. 8h + 7.
+template <int WARPS, int THREADS, int H>
+__device__ __forceinline__ void wa_warps_to_part(const WaAcc (&acc)[H],
+                                                 float (*red)[32][16 * H + 1], float *part) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int h = 0; h < H; ++h)
 #pragma unroll
-    for (int q = 0; q < 4; ++q) red[warp][lane][i * 4 + q] = acc.v[i][q];
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) red[warp][lane][h * 16 + i * 4 + q] = acc[h].v[i][q];
   __syncthreads();
-  for (int e = threadIdx.x; e < 32 * 16; e += THREADS) {
+  for (int e = threadIdx.x; e < 32 * 16 * H; e += THREADS) {
     const int l = e % 32, j = e / 32;
     float v = 0.0f;
 #pragma unroll
     for (int w = 0; w < WARPS; ++w) v += red[w][l][j];
-    const int i = j / 4, q = j % 4;
-    const int m = 2 * (l & 3) + (q & 1), col = 8 * (l >> 2) + 2 * i + (q >> 1);
+    const int h = j / 16, i = j % 16 / 4, q = j % 4;
+    const int m = 8 * h + 2 * (l & 3) + (q & 1), col = 8 * (l >> 2) + 2 * i + (q >> 1);
     part[m * kTileN + col] = v;
   }
 }
 
-// One group of a tensor-core slab: W as the A operand (WA, <= 8 rows) or v4's groups.
+// One group of a tensor-core slab: W as the A operand (WA, 2..8 rows; 16 with v17's halves,
+// one x fragment a[h] each) or v4's groups.
 template <int MB, bool WA>
-__device__ __forceinline__ void slab_group_compute(MmaAcc<MB> &acc, WaAcc &wacc,
+__device__ __forceinline__ void slab_group_compute(MmaAcc<MB> &acc,
+                                                   WaAcc (&wacc)[kWaHalves<MB, WA>],
                                                    const uint4 (&w)[4], const uint2 (&a)[2]) {
-  if constexpr (WA)
-    wa_group_compute(wacc, w, a[0]);
-  else
+  if constexpr (WA) {
+#pragma unroll
+    for (int h = 0; h < MB / 8; ++h) wa_group_compute(wacc[h], w, a[h]);
+  } else {
     mma_group_compute<MB>(acc, w, a);
+  }
 }
 
 // The 16 warps' accumulators of a slab block into part[m * 64 + col] (before its barrier).
 template <int MB, bool WA>
-__device__ __forceinline__ void slab_warps_to_part(const MmaAcc<MB> &acc, const WaAcc &wacc,
+__device__ __forceinline__ void slab_warps_to_part(const MmaAcc<MB> &acc,
+                                                   const WaAcc (&wacc)[kWaHalves<MB, WA>],
                                                    float (*red)[32][8 * (MB / 4) + 1],
                                                    float *part) {
-  if constexpr (WA)
-    wa_warps_to_part<kSlabWarps, kSlabThreads>(wacc, red, part);  // MB == 8: red is [32][17]
+  if constexpr (WA)  // red is [32][16 H + 1]
+    wa_warps_to_part<kSlabWarps, kSlabThreads, MB / 8>(wacc, red, part);
   else
     mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
 }
@@ -892,9 +919,9 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   const int quads = K / 4 + (K % 4 != 0);
   const int S = gridDim.y, rank = blockIdx.y;
   const int groups = (K + 15) / 16;
-  const int ga = (int)((long long)groups * rank / S), gb = (int)((long long)groups * (rank + 1) / S);
+  const int ga = slab_split(groups, S, rank), gb = slab_split(groups, S, rank + 1);
   MmaAcc<MB> acc = {};  // zeros; the W-as-A kernels use wacc instead
-  WaAcc wacc = {};
+  WaAcc wacc[kWaHalves<MB, WA>] = {};
   const auto compute = [&](const uint4(&w)[4], const uint2(&a)[2]) {
     slab_group_compute<MB, WA>(acc, wacc, w, a);
   };
@@ -973,7 +1000,7 @@ template <int MB, bool CLUSTER, bool BATCH = false, int PUSH = 0, bool TOP = fal
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
                   SlabEpi epi) {
-  constexpr bool WA = MB == 8;
+  constexpr bool WA = MB == 8 || XP;  // XP at 16 rows (v17): two halves of x per A fragment
   constexpr int P = kV10Depth<MB>, XR = MB / 8, JS = 8 * (MB / 4);
   extern __shared__ __align__(16) unsigned char slab_smem[];
   float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
@@ -983,10 +1010,10 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kTileN;
   const int n = min(n0 + g * 8, N - 8);  // N % 8 == 0
-  static_assert(!XP || (TOP && WA), "XP: the 2..8-row TOP loop");
+  static_assert(!XP || TOP, "XP: the TOP loop");
   constexpr int UR = XP ? 32 : 16, LR = XP ? 8 : 4;  // rows of K per unit; a lane's first row
   const int units = K / UR, S = gridDim.y, rank = blockIdx.y;
-  const int ga = (int)((long long)units * rank / S), gb = (int)((long long)units * (rank + 1) / S);
+  const int ga = slab_split(units, S, rank), gb = slab_split(units, S, rank + 1);
   const int first = ga + warp;  // this warp: units first, first + 16, ... < gb
   const int cntu = first < gb ? (gb - first + kSlabWarps - 1) / kSlabWarps : 0;
   const int cnt = XP ? 2 * cntu : cntu;  // groups
@@ -999,7 +1026,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   epi.prefetch(n0, N);
 
   MmaAcc<MB> acc = {};  // zeros; the W-as-A kernels use wacc instead
-  WaAcc wacc = {};
+  WaAcc wacc[kWaHalves<MB, WA>] = {};
 
   uint4 wb[P][4];
   uint2 ab[P][2];
@@ -1026,27 +1053,34 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   };
   if constexpr (XP) {  // TOP's order over the units' two groups (cnt is even)
     const size_t adv_a = (size_t)4 * N, adv_b = step - adv_a;  // to the second group, the next unit
-    const auto load_x = [&] {
-      const uint4 v = __ldg(reinterpret_cast<const uint4 *>(xp[0]));
-      xp[0] += kSlabWarps * UR;
-      return v;
+    uint4 xa[XR], xb[XR];  // the unit's x for the XR halves of rows: current, next
+    const auto load_x = [&](uint4(&v)[XR]) {
+#pragma unroll
+      for (int r = 0; r < XR; ++r) {
+        v[r] = __ldg(reinterpret_cast<const uint4 *>(xp[r]));
+        xp[r] += kSlabWarps * UR;
+      }
     };
-    uint4 xa = make_uint4(0, 0, 0, 0), xb = xa;
+#pragma unroll
+    for (int r = 0; r < XR; ++r) xa[r] = xb[r] = make_uint4(0, 0, 0, 0);
     if (cnt > 0) {
       load_w(wb[0], adv_a);
-      xa = load_x();
+      load_x(xa);
     }
     for (int i = 0; i < cnt; i += 2) {
       load_w(wb[1], adv_b);  // group i + 1
-      ab[0][0] = make_uint2(xa.x, xa.y);
+#pragma unroll
+      for (int r = 0; r < XR; ++r) ab[0][r] = make_uint2(xa[r].x, xa[r].y);
       compute(wb[0], ab[0]);
       if (i + 2 < cnt) {  // group i + 2: the next unit
         load_w(wb[0], adv_a);
-        xb = load_x();
+        load_x(xb);
       }
-      ab[1][0] = make_uint2(xa.z, xa.w);
+#pragma unroll
+      for (int r = 0; r < XR; ++r) ab[1][r] = make_uint2(xa[r].z, xa[r].w);
       compute(wb[1], ab[1]);
-      xa = xb;
+#pragma unroll
+      for (int r = 0; r < XR; ++r) xa[r] = xb[r];
     }
   } else if constexpr (TOP) {
     static_assert(P >= 2, "two buffers");
@@ -1153,7 +1187,7 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int n0 = blockIdx.x * kTileN;
   const int stages = (K + kTmaStageK - 1) / kTmaStageK, S = gridDim.y, rank = blockIdx.y;
-  const int sa = (int)((long long)stages * rank / S), sb = (int)((long long)stages * (rank + 1) / S);
+  const int sa = slab_split(stages, S, rank), sb = slab_split(stages, S, rank + 1);
   // A bulk copy needs 16-byte aligned source and size: N % 8 == 0 here, so only the base counts.
   const bool stage_bias =
       STAGEB && epi.bias != nullptr && (reinterpret_cast<uintptr_t>(epi.bias) & 15) == 0;
@@ -1468,6 +1502,11 @@ bool slab_setup() {
                              kSlabMmaSmem<8>) &
                          slab_attr<&gemv_slab_v10<8, true, true, 2, true, true>>(
                              kSlabMmaSmem<8>) &
+                         // XP at 9..16 rows (v17)
+                         slab_attr<&gemv_slab_v10<16, false, true, 0, true, true>>(
+                             kSlabMmaSmem<16>) &
+                         slab_attr<&gemv_slab_v10<16, true, true, 2, true, true>>(
+                             kSlabMmaSmem<16>) &
                          v10_attrs<false>() & v10_attrs<true>();
   return ok;
 }
@@ -1542,13 +1581,16 @@ int v10_max_clusters(bool small) {
 }
 
 // v11's kernels with PUSH (CLUSTER) for `rows`: 2..8 rows in the one-row slab's loop order
-// where `top` says so (1: TOP; 2: TOP over units of two groups, XP), else the batched ring.
+// where `top` says so (1: TOP; 2: TOP over units of two groups, XP; 3: XP at 2..16 rows),
+// else the batched ring.
 template <bool CLUSTER, int PUSH>
 cudaError_t launch_v11(const __half *x, const __half *W, __half *y, int rows, int N, int K,
                        SlabEpi epi, int top, cudaStream_t s) {
   const bool small = bucket(rows) <= 8;
-  if (small && top == 2)
+  if (small && top >= 2)
     return launch_slab_v10<8, CLUSTER, true, PUSH, true, true>(x, W, y, rows, N, K, epi, s);
+  if (top == 3)  // 9..16 rows (v17)
+    return launch_slab_v10<16, CLUSTER, true, PUSH, true, true>(x, W, y, rows, N, K, epi, s);
   if (small && top)
     return launch_slab_v10<8, CLUSTER, true, PUSH, true>(x, W, y, rows, N, K, epi, s);
   return small ? launch_slab_v10<8, CLUSTER, true, PUSH>(x, W, y, rows, N, K, epi, s)
@@ -1559,14 +1601,18 @@ cudaError_t launch_v11(const __half *x, const __half *W, __half *y, int rows, in
 // number of 16-row groups, x 8-byte aligned, and (with the cluster) all of its clusters
 // resident. false: it does not apply, nothing was launched. top (with BATCH): 1 (GEMV v14),
 // 2..8 rows take the one-row slab's loop order (TOP); 2 (GEMV v16), TOP over units of two
-// groups with one x load each (XP) where K % 32 == 0 and x is 16-byte aligned, else TOP. In a
-// cluster TOP runs with push 1 or 2 only, as v14 was measured (push 0 keeps v11's loop there).
+// groups with one x load each (XP) where K % 32 == 0 and x is 16-byte aligned, else TOP; 3
+// (GEMV v17), XP at 9..16 rows too, where it does not apply there false. In a cluster TOP
+// runs with push 1 or 2 only, as v14 was measured (push 0 keeps v11's loop there).
 template <bool BATCH>
 bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
                 int K, SlabEpi epi, int push, cudaStream_t s, cudaError_t *err, int top = 0) {
   if (rows < 2 || K % 16 != 0 || (uintptr_t)x % 8 != 0) return false;
-  if (top == 2 && (K % 32 != 0 || (uintptr_t)x % 16 != 0)) top = 1;
   const bool small = bucket(rows) <= 8;
+  if (top >= 2 && (K % 32 != 0 || (uintptr_t)x % 16 != 0)) {
+    if (top == 3 && !small) return false;  // v17's 9..16 rows: XP or the caller's TMA slab
+    top = 1;
+  }
   const bool cluster = plan == kSlabMmaCluster;
   if (plan != kSlabMma && (!cluster || v10_max_clusters<BATCH>(small) < tiles_for(N)))
     return false;
@@ -1764,6 +1810,15 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
   }
   // v13: v12 with the clusters pushing their partial sums; v15: by st.async (push 2)
   const int push = variant >= 15 ? 2 : variant >= 13 ? 1 : 0;
+  if (variant >= 17 && rows >= kTmaMinRows) {  // v17: v16's XP loop at 9..16 rows, else v16
+    const SlabPlan plan = slab_plan(rows, N, K);
+    cudaError_t e = cudaSuccess;
+    if (plan != kSlabNone &&
+        launch_v10<true>(plan, x, W, y, rows, N, K, kSlabNoEpi, push, s, &e, 3)) {
+      const int st = rl_launch_status();
+      return e != cudaSuccess ? (int)e : st;
+    }
+  }
   if (variant >= 12 && rows >= kTmaMinRows) {  // v12: the TMA slabs where they apply, else v11
     bool launched = false;
     const int st = tma_slab_launch(x, W, y, rows, N, K, kSlabNoEpi, LLONG_MAX, push, false, s,
@@ -1992,7 +2047,7 @@ int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N
   return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stageb, stream, launched);
 }
 
-constexpr int kVariants = 16;
+constexpr int kVariants = 17;
 
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
@@ -2053,7 +2108,8 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 13: return "v13 v12 with the cluster's partial sums pushed to the peer's smem (one barrier)";
     case 14: return "v14 v13 with 2..8 rows in the one-row slab's loop order (two groups in flight)";
     case 15: return "v15 v14 with the cluster's partial sums sent by st.async onto the peer's mbarrier; one row stages x first";
-    case 16: return "v16 best: v15 with 2..8 rows walking units of two groups, one 16-byte x load per unit";
+    case 16: return "v16 v15 with 2..8 rows walking units of two groups, one 16-byte x load per unit";
+    case 17: return "v17 best: v16's unit loop at 9..16 rows too (W as the A operand of two MMAs, one per 8 rows of x)";
     default: return nullptr;
   }
 }

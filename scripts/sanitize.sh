@@ -180,6 +180,11 @@ RUNS=(
   "bench gemv --impl ours --variant 16 --m 6 --n 4104 --k 1056"
   "bench gemv --impl ours --variant 16 --m 7 --n 8200 --k 1056"
   "bench gemv --impl ours --variant 16 --m 3 --n 8192 --k 32"
+  # GEMV v17: that loop at 9..16 rows (two halves of x per W fragment), in a pushing cluster
+  # (65 slabs, the last one partial), without a cluster at 9 rows, one unit in all
+  "bench gemv --impl ours --variant 17 --m 13 --n 4104 --k 1056"
+  "bench gemv --impl ours --variant 17 --m 9 --n 8200 --k 1056"
+  "bench gemv --impl ours --variant 17 --m 16 --n 8192 --k 32"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")

@@ -76,6 +76,13 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         (6, 4104, 1056),
         (7, 8200, 1056),
         (3, 8192, 32),
+        // v17's 9..16 rows on that loop (two halves of x per W fragment; rows past M load
+        // row M - 1): in a cluster with a partial last slab and ranks of 16 and 17 units,
+        // without a cluster at 9 rows, one unit; K % 32 == 16 goes to v16's TMA slab.
+        (13, 4104, 1056),
+        (9, 8200, 1056),
+        (16, 8192, 32),
+        (14, 4096, 1040),
     ];
     let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
     for (v, _) in gemv::variants() {

@@ -10,14 +10,15 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v16, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
+/// The variant "best" means: v17, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
 /// (1, 2) clusters pushing their partial sums into the peer's shared memory) with 2..8 rows in
 /// the one-row slab's loop order: two groups in flight, the next one issued before the current
 /// one is multiplied (v14), and the partial sums sent by st.async, counted on the receiving
 /// CTA's mbarrier, instead of behind a cluster barrier, with one row in a cluster staging x
 /// before its first W loads (v15), and 2..8 rows walking K in units of two groups whose x is
-/// one 16-byte load (v16; docs/perf-log.md).
-pub const BEST: u32 = 16;
+/// one 16-byte load (v16), and 9..16 rows on that loop too, each W fragment the A operand of
+/// two MMAs (v17; docs/perf-log.md).
+pub const BEST: u32 = 17;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
