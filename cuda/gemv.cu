@@ -592,6 +592,12 @@ __device__ __forceinline__ void cluster_wait() {
 __host__ __device__ constexpr int slab_split(int total, int S, int rank) {
   return (total * rank) >> (S - 1);
 }
+// The division's values at S = 1, 2 (odd and even totals, both ends, the largest K / 32 units).
+static_assert(slab_split(1031, 1, 0) == 0 && slab_split(1031, 1, 1) == 1031 &&
+                  slab_split(1031, 2, 1) == 1031 / 2 && slab_split(1031, 2, 2) == 1031 &&
+                  slab_split(128, 2, 1) == 64 && slab_split(1 << 26, 2, 1) == 1 << 25 &&
+                  slab_split(1 << 26, 2, 2) == 1 << 26,
+              "slab_split: total * rank / S for S in {1, 2}");
 __host__ __device__ constexpr unsigned slab_recv_bytes(int mb) { return mb * kTileN / 2 * 4; }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
