@@ -581,9 +581,6 @@ __device__ __forceinline__ void cluster_wait() {
 #endif
 }
 
-// PUSH == 2 (GEMV v15): the peer's half of the sums arrives by st.async, which counts its
-// bytes on this CTA's recv barrier, instead of plain DSMEM stores behind a cluster barrier.
-// The bytes a rank receives: half of an MB x 64 fp32 tile.
 // The first of `total` units that rank `rank` of S takes, total * rank / S, for S = gridDim.y
 // of a slab kernel: 1 or 2 in every launch (a (1, 2) cluster or none; launch_config and the
 // probes), where a shift gives the same value. The 64-bit division it replaces compiled to ~50
@@ -592,12 +589,16 @@ __device__ __forceinline__ void cluster_wait() {
 __host__ __device__ constexpr int slab_split(int total, int S, int rank) {
   return (total * rank) >> (S - 1);
 }
-// The division's values at S = 1, 2 (odd and even totals, both ends, the largest K / 32 units).
+// The division's values at S = 1, 2 (odd and even totals, both ends, a large total).
 static_assert(slab_split(1031, 1, 0) == 0 && slab_split(1031, 1, 1) == 1031 &&
                   slab_split(1031, 2, 1) == 1031 / 2 && slab_split(1031, 2, 2) == 1031 &&
                   slab_split(128, 2, 1) == 64 && slab_split(1 << 26, 2, 1) == 1 << 25 &&
                   slab_split(1 << 26, 2, 2) == 1 << 26,
               "slab_split: total * rank / S for S in {1, 2}");
+
+// PUSH == 2 (GEMV v15): the peer's half of the sums arrives by st.async, which counts its
+// bytes on this CTA's recv barrier, instead of plain DSMEM stores behind a cluster barrier.
+// The bytes a rank receives: half of an MB x 64 fp32 tile.
 __host__ __device__ constexpr unsigned slab_recv_bytes(int mb) { return mb * kTileN / 2 * 4; }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -1608,8 +1609,9 @@ cudaError_t launch_v11(const __half *x, const __half *W, __half *y, int rows, in
 // resident. false: it does not apply, nothing was launched. top (with BATCH): 1 (GEMV v14),
 // 2..8 rows take the one-row slab's loop order (TOP); 2 (GEMV v16), TOP over units of two
 // groups with one x load each (XP) where K % 32 == 0 and x is 16-byte aligned, else TOP; 3
-// (GEMV v17), XP at 9..16 rows too, where it does not apply there false. In a cluster TOP
-// runs with push 1 or 2 only, as v14 was measured (push 0 keeps v11's loop there).
+// (GEMV v17), XP at 9..16 rows too, and false at 9..16 rows where XP does not apply (the
+// caller runs the TMA slab). In a cluster TOP runs with push 1 or 2 only, as v14 was measured
+// (push 0 keeps v11's loop there).
 template <bool BATCH>
 bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
                 int K, SlabEpi epi, int push, cudaStream_t s, cudaError_t *err, int top = 0) {

@@ -72,9 +72,7 @@ int main(int argc, char **argv) {
   const int sets = buf.sets;
   const std::vector<__half *> &W = buf.W, &x = buf.x;
   __half *y = buf.y;
-  float *sink;
   void *ws;
-  CK(cudaMalloc(&sink, rl_read_sink_floats() * sizeof(float)));
   const size_t wsb = rl_gemv_workspace_bytes(rl_gemv_variant_count(), 16, n, n);
   CK(cudaMalloc(&ws, wsb > 0 ? wsb : 16));
   CK(cudaMemset(ws, 0, wsb > 0 ? wsb : 16));
@@ -121,9 +119,7 @@ int main(int argc, char **argv) {
     };
   };
   std::vector<ProbeCase> cases;
-  cases.push_back({"product read (rl_read)", [=](int i, cudaStream_t st) {
-                     CK((cudaError_t)rl_read(W[i], bytes, sink, st));
-                   }});
+  cases.push_back(probe_read_case(W, bytes));
   cases.push_back({"product gemv M=1", gemv(1)});
   cases.push_back({"product gemv M=2", gemv(2)});
   cases.push_back({"product gemv M=16", gemv(16)});

@@ -90,16 +90,11 @@ int main(int argc, char **argv) {
   check<1>(buf.W[0], buf.x[0], n);
   check<4>(buf.W[0], buf.x[0], n);
 
-  float *sink;
-  CK(cudaMalloc(&sink, rl_read_sink_floats() * sizeof(float)));
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   std::vector<ProbeCase> cases;
-  const __half *const *W = buf.W.data();
   const size_t bytes = buf.bytes;
-  cases.push_back({"product read (rl_read)", [=](int i, cudaStream_t st) {
-                     CK((cudaError_t)rl_read(W[i], bytes, sink, st));
-                   }});
+  cases.push_back(probe_read_case(buf.W, bytes));
   add_cases<1>(cases, buf);
   add_cases<4>(cases, buf);
   std::printf("%dx%d fp16 W (%.0f MB), %d sets\n", n, n, bytes / 1e6, buf.sets);

@@ -89,17 +89,13 @@ int main(int argc, char **argv) {
                                    {"tma R=1", 16, tma1<1>(), tma1<2>()}};
   for (const Pair &p : pairs) check(p.name, p.p1, p.p2, buf.x[0], buf.W[0], p.M, n);
 
-  float *sink;
-  CK(cudaMalloc(&sink, rl_read_sink_floats() * sizeof(float)));
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   std::vector<ProbeCase> cases;
   const std::vector<__half *> W = buf.W, x = buf.x;
   __half *y = buf.y;
   const size_t bytes = buf.bytes;
-  cases.push_back({"product read (rl_read)", [=](int i, cudaStream_t st) {
-                     CK((cudaError_t)rl_read(W[i], bytes, sink, st));
-                   }});
+  cases.push_back(probe_read_case(W, bytes));
   for (const Pair &p : pairs) {
     const std::string m = std::string(p.name) + " M=" + std::to_string(p.M);
     const int M = p.M;

@@ -33,6 +33,19 @@ struct GemvProbeBuffers {
   }
 };
 
+// The product's read of the weights (rl_read) over the sets W, the floor every GEMV probe
+// times beside its kernels. One sink for the probe's lifetime.
+inline ProbeCase probe_read_case(const std::vector<__half *> &W, size_t bytes) {
+  static float *const sink = [] {
+    float *p = nullptr;
+    CK(cudaMalloc(&p, rl_read_sink_floats() * sizeof(float)));
+    return p;
+  }();
+  return {"product read (rl_read)", [W, bytes](int i, cudaStream_t st) {
+            CK((cudaError_t)rl_read(W[i], bytes, sink, st));
+          }};
+}
+
 // Random finite fp16 values in [-0.5, 0.5) (a hash of index and seed): the inputs of the
 // probes that compare two kernels' y bitwise.
 __global__ void probe_fill_random(__half *p, size_t n, unsigned seed) {

@@ -198,17 +198,13 @@ int main(int argc, char **argv) {
   probe_fill_first_set(buf);
   check(buf.x[0], buf.W[0], n);
 
-  float *sink;
-  CK(cudaMalloc(&sink, rl_read_sink_floats() * sizeof(float)));
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   const std::vector<__half *> W = buf.W, x = buf.x;
   __half *y = buf.y;
   const size_t bytes = buf.bytes;
   std::vector<ProbeCase> cases;
-  cases.push_back({"product read (rl_read)", [=](int i, cudaStream_t st) {
-                     CK((cudaError_t)rl_read(W[i], bytes, sink, st));
-                   }});
+  cases.push_back(probe_read_case(W, bytes));
   cases.push_back({"product gemv v15, M=1", [=](int i, cudaStream_t st) {
                      CK((cudaError_t)rl_gemv(15, x[i], W[i], y, nullptr, 1, n, n, st));
                    }});
