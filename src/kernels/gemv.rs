@@ -17,7 +17,8 @@ use half::f16;
 /// CTA's mbarrier, instead of behind a cluster barrier, with one row in a cluster staging x
 /// before its first W loads (v15), and 2..8 rows walking K in units of two groups whose x is
 /// one 16-byte load (v16), and 9..16 rows on that loop too, each W fragment the A operand of
-/// two MMAs (v17; docs/perf-log.md).
+/// two MMAs (v17; the TMA slabs remain where K % 32 != 0 or x is not 16-byte aligned;
+/// docs/perf-log.md).
 pub const BEST: u32 = 17;
 
 /// The variant "best" resolves to on this build.
