@@ -124,6 +124,11 @@ __device__ __forceinline__ uint4 ldg_stream(const __half *p) {  // W: read once,
       : "l"(p));
   return v;
 }
+__device__ __forceinline__ uint2 ldg_stream8(const __half *p) {  // 8 bytes of W (v18)
+  uint2 v;
+  asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  return v;
+}
 
 // Balanced contiguous split of [0, total) into parts; part i gets [begin(i), begin(i + 1)).
 __device__ __forceinline__ int split_begin(int total, int parts, int i) {
@@ -844,10 +849,14 @@ struct WaAcc {
   float v[4][4];  // [i][q]: y[2t + (q & 1)][n0 + 8g + 2i + (q >> 1)]
 };
 
-__device__ __forceinline__ void wa_group_compute(WaAcc &acc, const uint4 (&w)[4], uint2 a) {
+// One group of 4 rows of W in a lane's words (16 bytes each: 4 MMAs; 8 bytes, v18: 2): word i
+// of the four rows holds columns 2i, 2i + 1 of the lane's, the A fragment of MMA i.
+template <class V>
+__device__ __forceinline__ void wa_group_compute(WaAcc &acc, const V (&w)[4], uint2 a) {
+  constexpr int I = sizeof(V) / 4;
   const unsigned *r0 = &w[0].x, *r1 = &w[1].x, *r2 = &w[2].x, *r3 = &w[3].x;
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < I; ++i) {
     const unsigned a0 = __byte_perm(r0[i], r1[i], 0x5410), a1 = __byte_perm(r0[i], r1[i], 0x7632);
     const unsigned a2 = __byte_perm(r2[i], r3[i], 0x5410), a3 = __byte_perm(r2[i], r3[i], 0x7632);
     mma_16816(acc.v[i][0], acc.v[i][1], acc.v[i][2], acc.v[i][3], a0, a1, a2, a3, a.x, a.y);
@@ -1127,6 +1136,124 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 
   slab_warps_to_part<MB, WA>(acc, wacc, red, part);
   slab_store_tile<MB, CLUSTER, kSlabThreads, PUSH>(part, y, M, N, n0, epi, part + MB * kTileN);
+}
+
+// ---------------------------------------------------------------- v18: 32-column slabs
+// Where v17 runs the (1, 2) clusters (N / 64 slabs between a quarter and a half of the SMs:
+// N = 4096 on an H200), 2..16 rows here take 32-column slabs over all of K instead, N / 32
+// CTAs of 16 warps and no cluster. The probe scripts/device/probes/gemv_xp_parts.cu timed
+// v17's unit loop at 4096² with its parts switched off: the walk reaches the read (within
+// ~0.1 us), and the whole gap (1.0 us at 2..8 rows, 1.5 at 16) is the end, of which the
+// cluster's start, exchange and its waits take ~0.5 us and the reduction through shared
+// memory the rest, growing with the floats it moves (16 warps x 32 lanes x 16 per 8 rows).
+// Here no exchange, and half the sums per lane:
+// - lane (g, t) loads 8 bytes (columns 4g .. 4g + 3) of rows 16t .. 16t + 15 of a unit of
+//   64 rows of K, four groups of 4 rows; each group is the A operand of 2 MMAs per 8 rows of
+//   x (v17: 16 bytes, 4 MMAs), x one 16-byte load per 8 of the lane's rows;
+// - TOP's order over half-units of two groups (8 loads: the next half's loads issued before
+//   the current half is multiplied), so the bytes in flight per lane stay v17's (two
+//   half-units x 64 B);
+// - the end sums only the rows below M (at 2 rows a quarter of the entries).
+// The probe's copy measured 0.3-0.4 us faster than v17 at 2..8 rows and 0.2 at 16 (graph).
+// K % 64 == 0 and x 16-byte aligned (the host checks); a lane past N loads column N - 4, a
+// lane past M loads row M - 1 of x (sums never stored).
+constexpr int kN32Cols = 32, kN32UnitK = 64;
+
+template <int MB>
+__global__ void __launch_bounds__(kSlabThreads, 1)
+    gemv_slab_n32(const __half *x, const __half *W, __half *y, int M, int N, int K) {
+  constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;  // a lane's rows per unit
+  __shared__ float red[kSlabWarps][32][JS + 1];  // + 1: conflict-free both ways
+  __shared__ float part[MB * kN32Cols];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * kN32Cols;
+  const int n = min(n0 + g * 4, N - 4);  // N % 8 == 0
+  const int units = K / kN32UnitK;
+  const int cntu = warp < units ? (units - warp + kSlabWarps - 1) / kSlabWarps : 0;
+  const size_t step = (size_t)kSlabWarps * kN32UnitK * N;
+  const __half *w0 = W + (size_t)(warp * kN32UnitK + LR * t) * N + n;
+  const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
+  const __half *xp[XR];
+#pragma unroll
+  for (int r = 0; r < XR; ++r)
+    xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + warp * kN32UnitK + LR * t;
+  WaAcc wacc[XR] = {};
+  uint2 wb[2][2][4];       // [half-unit][group][row]
+  uint4 xa[XR][2], xb[XR][2];  // x of the current and the next unit: [half][8 rows of K]
+  size_t off = 0;
+  const auto load_half = [&](uint2(&w)[2][4], int h2) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const size_t o = off + (size_t)(8 * h2 + 4 * j) * N;
+      w[j][0] = ldg_stream8(w0 + o);
+      w[j][1] = ldg_stream8(w1 + o);
+      w[j][2] = ldg_stream8(w2 + o);
+      w[j][3] = ldg_stream8(w3 + o);
+    }
+  };
+  const auto load_x = [&](uint4(&v)[XR][2]) {
+#pragma unroll
+    for (int r = 0; r < XR; ++r) {
+      v[r][0] = __ldg(reinterpret_cast<const uint4 *>(xp[r]));
+      v[r][1] = __ldg(reinterpret_cast<const uint4 *>(xp[r] + 8));
+      xp[r] += kSlabWarps * kN32UnitK;
+    }
+  };
+  const auto compute_half = [&](const uint2(&w)[2][4], int h2) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+      for (int h = 0; h < XR; ++h) {
+        const uint4 v = xa[h][h2];
+        wa_group_compute(wacc[h], w[j], j == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w));
+      }
+  };
+#pragma unroll
+  for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
+  if (cntu > 0) {
+    load_half(wb[0], 0);
+    load_x(xa);
+  }
+  for (int u = 0; u < cntu; ++u) {
+    load_half(wb[1], 1);
+    compute_half(wb[0], 0);
+    if (u + 1 < cntu) {  // the next unit's first half
+      off += step;
+      load_half(wb[0], 0);
+      load_x(xb);
+    }
+    compute_half(wb[1], 1);
+#pragma unroll
+    for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
+  }
+  // The 16 warps' sums of the rows below M: lane t of half h holds rows 8h + 2t, 8h + 2t + 1.
+#pragma unroll
+  for (int h = 0; h < XR; ++h)
+    if (8 * h + 2 * t < M)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
+  __syncthreads();
+#pragma unroll
+  for (int h = 0; h < XR; ++h) {
+    const int T = min(4, max(0, (M - 8 * h + 1) / 2));  // lanes t < T hold rows below M
+    // Entry e: g fastest, then jj (i, q), then t, so that a warp's reads hit 32 banks.
+    for (int e = threadIdx.x; e < T * 64; e += kSlabThreads) {
+      const int gg = e % 8, jj = e / 8 % 8, tt = e / 64;
+      float v = 0.0f;
+#pragma unroll
+      for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
+      const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
+      part[m * kN32Cols + col] = v;
+    }
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < M * kN32Cols; e += kSlabThreads) {
+    const int m = e / kN32Cols, col = n0 + e % kN32Cols;
+    if (col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
+  }
 }
 
 // ---------------------------------------------------------------- TMA slabs: up to 64 rows
@@ -1644,6 +1771,21 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
   return true;
 }
 
+// v18's 32-column slabs where they apply: 2..16 rows where v17 would run the (1, 2) clusters,
+// K % 64 == 0 and x 16-byte aligned. false: nothing was launched (the launch's own error is
+// the caller's to read).
+bool launch_n32(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
+                int K, cudaStream_t s) {
+  if (plan != kSlabMmaCluster || rows < 2 || K % kN32UnitK != 0 || (uintptr_t)x % 16 != 0)
+    return false;
+  const unsigned grid = (unsigned)rl_ceil_div(N, kN32Cols);
+  if (bucket(rows) <= 8)
+    gemv_slab_n32<8><<<grid, kSlabThreads, 0, s>>>(x, W, y, rows, N, K);
+  else
+    gemv_slab_n32<16><<<grid, kSlabThreads, 0, s>>>(x, W, y, rows, N, K);
+  return true;
+}
+
 // One v8 launch of `plan` (not kSlabNone) for `rows` <= 16 rows; wa: v9's W-as-A kernel for
 // 2..8 rows; lean: 10 or 11 for v10's or v11's kernels where they apply, else 0; push: the
 // clusters push their partial sums (GEMV v13, HGEMM v17; slab_store_tile). epi: applied to
@@ -1818,8 +1960,10 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
   }
   // v13: v12 with the clusters pushing their partial sums; v15: by st.async (push 2)
   const int push = variant >= 15 ? 2 : variant >= 13 ? 1 : 0;
+  const SlabPlan plan = variant >= 8 ? slab_plan(rows, N, K) : kSlabNone;
+  // v18: 32-column slabs instead of v17's clusters where they apply
+  if (variant >= 18 && launch_n32(plan, x, W, y, rows, N, K, s)) return rl_launch_status();
   if (variant >= 17 && rows >= kTmaMinRows) {  // v17: v16's XP loop at 9..16 rows, else v16
-    const SlabPlan plan = slab_plan(rows, N, K);
     cudaError_t e = cudaSuccess;
     if (plan != kSlabNone &&
         launch_v10<true>(plan, x, W, y, rows, N, K, kSlabNoEpi, push, s, &e, 3)) {
@@ -1834,7 +1978,6 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
     if (launched) return st;
   }
   if (variant >= 8) {
-    const SlabPlan plan = slab_plan(rows, N, K);
     if (plan == kSlabNone) return launch_rows(v7_variant(rows), x, W, y, ws, rows, N, K, s);
     const int lean = variant >= 11 ? 11 : variant == 10 ? 10 : 0;  // v12, v13: v11's kernels
     // v14: 2..8 rows in the one-row slab's loop order; v16: over units of two groups (XP)
@@ -2055,7 +2198,7 @@ int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N
   return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stageb, stream, launched);
 }
 
-constexpr int kVariants = 17;
+constexpr int kVariants = 18;
 
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
@@ -2117,7 +2260,8 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 14: return "v14 v13 with 2..8 rows in the one-row slab's loop order (two groups in flight)";
     case 15: return "v15 v14 with the cluster's partial sums sent by st.async onto the peer's mbarrier; one row stages x first";
     case 16: return "v16 v15 with 2..8 rows walking units of two groups, one 16-byte x load per unit";
-    case 17: return "v17 best: v16's unit loop at 9..16 rows too (W as the A operand of two MMAs, one per 8 rows of x)";
+    case 17: return "v17 v16's unit loop at 9..16 rows too (W as the A operand of two MMAs, one per 8 rows of x)";
+    case 18: return "v18 best: 32-column slabs over all of K, no cluster, where v17 runs clusters (2..16 rows)";
     default: return nullptr;
   }
 }

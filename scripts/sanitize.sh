@@ -185,6 +185,11 @@ RUNS=(
   "bench gemv --impl ours --variant 17 --m 13 --n 4104 --k 1056"
   "bench gemv --impl ours --variant 17 --m 9 --n 8200 --k 1056"
   "bench gemv --impl ours --variant 17 --m 16 --n 8192 --k 32"
+  # GEMV v18: 32-column slabs where v17 runs clusters (K % 64 == 0): a partial last slab with
+  # 17 units, 16 rows over one unit, 2 rows at 4096² (the rows-below-M end)
+  "bench gemv --impl ours --variant 18 --m 5 --n 4104 --k 1088"
+  "bench gemv --impl ours --variant 18 --m 16 --n 4136 --k 64"
+  "bench gemv --impl ours --variant 18 --m 2 --n 4096 --k 4096"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")

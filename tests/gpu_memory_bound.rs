@@ -83,6 +83,12 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         (9, 8200, 1056),
         (16, 8192, 32),
         (14, 4096, 1040),
+        // v18's 32-column slabs (where v17 runs clusters, K % 64 == 0): a partial last slab
+        // of 8 columns with 17 units (warp 0 takes two), 16 rows over one unit (15 warps
+        // idle), 9 rows with a partial last slab of 8 columns.
+        (5, 4104, 1088),
+        (16, 4136, 64),
+        (9, 2056, 2112),
     ];
     let mut cases: Vec<Box<dyn BenchCase>> = Vec::new();
     for (v, _) in gemv::variants() {

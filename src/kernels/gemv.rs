@@ -10,16 +10,18 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v17, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
+/// The variant "best" means: v18, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
 /// (1, 2) clusters pushing their partial sums into the peer's shared memory) with 2..8 rows in
 /// the one-row slab's loop order: two groups in flight, the next one issued before the current
 /// one is multiplied (v14), and the partial sums sent by st.async, counted on the receiving
 /// CTA's mbarrier, instead of behind a cluster barrier, with one row in a cluster staging x
 /// before its first W loads (v15), and 2..8 rows walking K in units of two groups whose x is
 /// one 16-byte load (v16), and 9..16 rows on that loop too, each W fragment the A operand of
-/// two MMAs (v17; the TMA slabs remain where K % 32 != 0 or x is not 16-byte aligned;
-/// docs/perf-log.md).
-pub const BEST: u32 = 17;
+/// two MMAs (v17; the TMA slabs remain where K % 32 != 0 or x is not 16-byte aligned), and,
+/// where v17 runs its (1, 2) clusters (N = 4096 on an H200), 2..16 rows on 32-column slabs
+/// over all of K with no cluster and no exchange of partial sums (v18; K % 64 == 0 and x
+/// 16-byte aligned; docs/perf-log.md).
+pub const BEST: u32 = 18;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {

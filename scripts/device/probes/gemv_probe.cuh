@@ -3,6 +3,8 @@
 #pragma once
 #include <cuda_fp16.h>
 
+#include <cmath>
+
 // Exits with a message unless the TMA slabs can run here (sm_90 and the driver's encoder).
 inline void require_tma() {
   if (!tma_capable()) {
@@ -81,4 +83,25 @@ inline void probe_require_equal(const std::string &label, const __half *a, const
   std::printf("check %s: %zu of %zu outputs differ, %zu NaN/inf\n", label.c_str(), diff, count,
               nan);
   if (diff != 0 || nan != 0) std::exit(1);
+}
+
+// Prints the relative Frobenius error of fp16 outputs b against a (device buffers) and how many
+// of b's are NaN or inf; exits unless the error is within `tol` and there are none.
+inline void probe_require_close(const std::string &label, const __half *a, const __half *b,
+                                size_t count, double tol) {
+  std::vector<__half> h0(count), h1(count);
+  CK(cudaMemcpy(h0.data(), a, count * 2, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(h1.data(), b, count * 2, cudaMemcpyDeviceToHost));
+  double num = 0.0, den = 0.0;
+  size_t nan = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double u = __half2float(h0[i]), v = __half2float(h1[i]);
+    nan += !std::isfinite(v);
+    num += (u - v) * (u - v);
+    den += u * u;
+  }
+  const double rel = std::sqrt(num / den);
+  std::printf("check %s: relative error %.2e over %zu outputs, %zu NaN/inf\n", label.c_str(),
+              rel, count, nan);
+  if (!(rel <= tol) || nan != 0) std::exit(1);
 }

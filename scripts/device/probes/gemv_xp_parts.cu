@@ -12,7 +12,20 @@
 //   RED  the end: 0 none (each lane stores its own partial sums, racing: timing only); 1 the
 //        product's (all warps' sums through shared memory, half of them sent to the peer by
 //        st.async, the store); 2 a candidate: only the rows below M written, summed and sent
-//        (the product does all 8 or 16 rows whatever M is; at M = 2 a quarter of the work)
+//        (the product does all 8 or 16 rows whatever M is; at M = 2 a quarter of the work);
+//        then the end in pieces (timing only; the first run found the end to be the gap):
+//        3 RED 0 plus the cluster start and its wait (the start's cost); 4 the reduction
+//        through shared memory and each rank's store of its half of its own sums (no cluster
+//        start, no exchange); 5 the start, the exchange and the store of warp 0's sums alone
+//        (the reduction skipped, the other warps' sums kept live); candidates for the
+//        exchange (the second run found it costs ~0.5 us at 256 floats, ~1 us at 512, one
+//        st.async per float): 6 the product's end with the exchange as st.async.v4 (a
+//        quarter of the transfers); 7 as one cp.async.bulk of the peer's half by one thread
+// Two other loops (their own kernels below, checked within a tolerance, their sums being in
+// another order): 8 warps walking units of 64 rows (xp8: half the sums to reduce), and
+// 32-column slabs over all of K without a cluster (xp32: no exchange, half the sums per lane;
+// it became GEMV v18). The timed list is the last run's (xp5): the pieces 3 / 4 / 5, the bulk
+// copy and xp8 were timed in earlier runs (docs/results/h200/dev-2026-12-01/xp-parts/).
 // Usage: gemv_xp_parts [N]  (N = K, default 4096: the cluster form, as the product runs it)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
@@ -80,6 +93,57 @@ __device__ __forceinline__ void store_rows(const float *part, __half *y, int M, 
 #endif
 }
 
+// RED 6 / 7's exchange and store: slab_store_tile's PUSH 2 branch with the peer's half of
+// part[] sent as 16-byte st.async (BULK false) or as one bulk copy (BULK true).
+template <int MB, bool BULK, int THREADS = kSlabThreads>
+__device__ __forceinline__ void store_vec(const float *part, __half *y, int M, int N, int n0,
+                                          float *recv) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int EL = MB * kTileN;
+  cluster_wait();
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = (int)cluster.block_rank(), peer = rank ^ 1;
+  __syncthreads();
+  const int plo = peer * EL / 2;
+  unsigned long long *bar = slab_recv_bar();
+  const unsigned peer_recv = cluster_map(smem_addr(recv), peer);
+  const unsigned peer_bar = cluster_map(smem_addr(bar), peer);
+  if constexpr (BULK) {
+    if (threadIdx.x == 0) {
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // part[] for the copy
+      asm volatile(
+          "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], "
+          "%2, [%3];" ::"r"(peer_recv),
+          "r"(smem_addr(part + plo)), "r"(EL / 2 * 4), "r"(peer_bar)
+          : "memory");
+    }
+  } else {
+    for (int e = threadIdx.x; e < EL / 8; e += THREADS) {
+      const float4 v = reinterpret_cast<const float4 *>(part + plo)[e];
+      asm volatile(
+          "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, "
+          "[%5];" ::"r"(peer_recv + 16 * e),
+          "r"(__float_as_uint(v.x)), "r"(__float_as_uint(v.y)), "r"(__float_as_uint(v.z)),
+          "r"(__float_as_uint(v.w)), "r"(peer_bar)
+          : "memory");
+    }
+  }
+  mbar_wait_cluster(bar, 0);
+  // This CTA's bulk copy reads its part[] until the peer's barrier completes: the peer arrives
+  // after its wait, and this CTA waits for that before it exits (at the end, behind the
+  // store). st.async reads registers: nothing to wait for.
+  if constexpr (BULK) cluster_arrive_relaxed();
+  const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
+  for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
+    const int m = e / kTileN, col = n0 + e % kTileN;
+    if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(part[e] + recv[e - lo]);
+  }
+  if constexpr (BULK) cluster_wait();
+#else
+  __trap();
+#endif
+}
+
 template <int MB, bool MMA, bool XL, int RED>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     xp_parts(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi) {
@@ -87,7 +151,8 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   extern __shared__ __align__(16) unsigned char slab_smem[];
   float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
   float *part = reinterpret_cast<float *>(slab_smem) + kSlabWarps * 32 * (JS + 1);
-  if constexpr (RED) slab_cluster_start<2, slab_recv_bytes(MB)>();
+  if constexpr (RED != 0 && RED != 4)
+    slab_cluster_start<2, slab_recv_bytes(MB)>();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kTileN;
@@ -166,7 +231,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 #pragma unroll
     for (int r = 0; r < XR; ++r) xa[r] = xb[r];
   }
-  if constexpr (RED == 0) {  // every lane its own sums (all of them folded): timing only
+  if constexpr (RED == 0 || RED == 3) {  // every lane its own sums (all folded): timing only
     float f[8] = {};
 #pragma unroll
     for (int h = 0; h < XR; ++h)
@@ -178,6 +243,33 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     v.z = pack_half2(__float2half_rn(f[4]), __float2half_rn(f[5]));
     v.w = pack_half2(__float2half_rn(f[6]), __float2half_rn(f[7]));
     if (t == 0 && rank == 0) *reinterpret_cast<uint4 *>(y + (size_t)n) = v;
+    if constexpr (RED == 3) cluster_wait();
+  } else if constexpr (RED == 4) {
+    wa_warps_to_part<kSlabWarps, kSlabThreads, XR>(wacc, red, part);
+    __syncthreads();
+    constexpr int EL = MB * kTileN;
+    for (int e = rank * EL / 2 + threadIdx.x; e < (rank + 1) * EL / 2; e += kSlabThreads) {
+      const int m = e / kTileN, col = n0 + e % kTileN;
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
+    }
+  } else if constexpr (RED == 5) {
+    float f = 0.0f;
+#pragma unroll
+    for (int h = 0; h < XR; ++h)
+#pragma unroll
+      for (int j = 0; j < 16; ++j) {
+        const float v = wacc[h].v[j / 4][j % 4];
+        f += v;
+        if (warp == 0) {
+          const int i = j / 4, q = j % 4;
+          part[(8 * h + 2 * t + (q & 1)) * kTileN + 8 * g + 2 * i + (q >> 1)] = v;
+        }
+      }
+    if (__float_as_uint(f) == 0x7fbfffffu) part[threadIdx.x] = f;  // keeps every warp's MMAs
+    slab_store_tile<MB, true, kSlabThreads, 2>(part, y, M, N, n0, epi, part + MB * kTileN);
+  } else if constexpr (RED == 6 || RED == 7) {
+    wa_warps_to_part<kSlabWarps, kSlabThreads, XR>(wacc, red, part);
+    store_vec<MB, RED == 7>(part, y, M, N, n0, part + MB * kTileN);
   } else if constexpr (RED == 1) {
     wa_warps_to_part<kSlabWarps, kSlabThreads, XR>(wacc, red, part);
     slab_store_tile<MB, true, kSlabThreads, 2>(part, y, M, N, n0, epi, part + MB * kTileN);
@@ -185,6 +277,256 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     wa_warps_to_part_rows<XR>(wacc, red, part, M);
     store_rows<MB>(part, y, M, N, n0, part + MB * kTileN);
   }
+}
+
+// The candidate for the reduction's volume (the third run: ~0.45 us at 8 rows, ~1.2 us at 16,
+// growing with the 16 warps x 16 (32) floats per lane it moves through shared memory): 8 warps
+// instead of 16, each walking units of 64 rows of K (lane t: rows 16t .. 16t + 15, four groups
+// of 4 rows, its x two 16-byte loads per unit), in TOP's order over half-units of two groups
+// (8 loads): the bytes in flight per SM stay the product's (8 warps x 2 x 8 x 16 B x 32),
+// the accumulators to reduce halve. K % 64 == 0. RED 0, 1, 6 as above. Sums in another order:
+// checked against the product within a tolerance.
+constexpr int kXp8Warps = 8, kXp8Threads = kXp8Warps * 32;
+template <int MB>
+constexpr int kXp8Smem = kXp8Warps * 32 * (8 * (MB / 4) + 1) * 4 + MB * kTileN * 4 * 3 / 2;
+
+template <int MB, int RED>
+__global__ void __launch_bounds__(kXp8Threads, 1)
+    xp8(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi) {
+  constexpr int XR = MB / 8, JS = 8 * (MB / 4), UR = 64, LR = 16;
+  extern __shared__ __align__(16) unsigned char slab_smem[];
+  float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
+  float *part = reinterpret_cast<float *>(slab_smem) + kXp8Warps * 32 * (JS + 1);
+  if constexpr (RED) slab_cluster_start<2, slab_recv_bytes(MB)>();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * kTileN;
+  const int n = min(n0 + g * 8, N - 8);
+  const int units = K / UR, S = gridDim.y, rank = blockIdx.y;
+  const int ga = slab_split(units, S, rank), gb = slab_split(units, S, rank + 1);
+  const int first = ga + warp;
+  const int cntu = first < gb ? (gb - first + kXp8Warps - 1) / kXp8Warps : 0;
+  const size_t step = (size_t)kXp8Warps * UR * N;
+  const __half *w0 = W + (size_t)(first * UR + LR * t) * N + n;
+  const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
+  const __half *xp[XR];
+#pragma unroll
+  for (int r = 0; r < XR; ++r) xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + first * UR + LR * t;
+  WaAcc wacc[XR] = {};
+  uint4 wb[2][2][4];  // [half-unit][group][row]
+  uint4 xa[XR][2], xb[XR][2];
+  size_t off = 0;
+  const auto load_half = [&](uint4(&w)[2][4], int h2) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const size_t o = off + (size_t)(8 * h2 + 4 * j) * N;
+      w[j][0] = ldg_stream(w0 + o);
+      w[j][1] = ldg_stream(w1 + o);
+      w[j][2] = ldg_stream(w2 + o);
+      w[j][3] = ldg_stream(w3 + o);
+    }
+  };
+  const auto load_x = [&](uint4(&v)[XR][2]) {
+#pragma unroll
+    for (int r = 0; r < XR; ++r) {
+      v[r][0] = __ldg(reinterpret_cast<const uint4 *>(xp[r]));
+      v[r][1] = __ldg(reinterpret_cast<const uint4 *>(xp[r] + 8));
+      xp[r] += kXp8Warps * UR;
+    }
+  };
+  const auto compute_half = [&](const uint4(&w)[2][4], int h2) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+      for (int h = 0; h < XR; ++h) {
+        const uint4 v = xa[h][h2];
+        wa_group_compute(wacc[h], w[j], j == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w));
+      }
+  };
+#pragma unroll
+  for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
+  if (cntu > 0) {
+    load_half(wb[0], 0);
+    load_x(xa);
+  }
+  for (int u = 0; u < cntu; ++u) {
+    load_half(wb[1], 1);
+    compute_half(wb[0], 0);
+    if (u + 1 < cntu) {
+      off += step;
+      load_half(wb[0], 0);
+      load_x(xb);
+    }
+    compute_half(wb[1], 1);
+#pragma unroll
+    for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
+  }
+  if constexpr (RED == 0) {
+    float f[8] = {};
+#pragma unroll
+    for (int h = 0; h < XR; ++h)
+#pragma unroll
+      for (int j = 0; j < 16; ++j) f[j % 8] += wacc[h].v[j / 4][j % 4];
+    uint4 v;
+    v.x = pack_half2(__float2half_rn(f[0]), __float2half_rn(f[1]));
+    v.y = pack_half2(__float2half_rn(f[2]), __float2half_rn(f[3]));
+    v.z = pack_half2(__float2half_rn(f[4]), __float2half_rn(f[5]));
+    v.w = pack_half2(__float2half_rn(f[6]), __float2half_rn(f[7]));
+    if (t == 0 && rank == 0) *reinterpret_cast<uint4 *>(y + (size_t)n) = v;
+  } else {
+    wa_warps_to_part<kXp8Warps, kXp8Threads, XR>(wacc, red, part);
+    if constexpr (RED == 6)
+      store_vec<MB, false, kXp8Threads>(part, y, M, N, n0, part + MB * kTileN);
+    else
+      slab_store_tile<MB, true, kXp8Threads, 2>(part, y, M, N, n0, epi, part + MB * kTileN);
+  }
+}
+
+template <int MB, int RED>
+void launch_xp8(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
+  static const bool attr = cudaFuncSetAttribute(xp8<MB, RED>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                kXp8Smem<MB>) == cudaSuccess;
+  if (!attr) {
+    std::fprintf(stderr, "smem attribute refused\n");
+    std::exit(1);
+  }
+  cudaLaunchAttribute a;
+  const cudaLaunchConfig_t cfg =
+      launch_config(dim3(n / 64, 2, 1), kXp8Threads, kXp8Smem<MB>, 2, st, &a);
+  CK(cudaLaunchKernelEx(&cfg, xp8<MB, RED>, x, W, y, M, n, n, kSlabNoEpi));
+}
+
+// The candidate without the exchange (the fourth run: 8 warps walk 0.55 us slower, so the
+// volume cannot shrink that way; the exchange and the cluster start cost ~0.5 us of the end):
+// 32-column slabs over all of K, N / 32 CTAs of 16 warps, no cluster. Lane (g, t) loads 8
+// bytes (columns 4g .. 4g + 3) of rows 16t .. 16t + 15 of a 64-row unit, four groups of 4
+// rows; 2 MMAs per group and half of x (i = 0, 1 of v17's 4), so a lane holds 8 sums per half
+// of x instead of 16, and the bytes in flight stay v17's (2 half-units x 8 loads x 8 B).
+// RED 0: no end (timing only); RED 1: the sums through shared memory and the store.
+template <int MB>
+constexpr int kXp32Smem = kSlabWarps * 32 * (8 * (MB / 8) + 1) * 4 + MB * 32 * 4;
+
+template <int MB, int RED>
+__global__ void __launch_bounds__(kSlabThreads, 1)
+    xp32(const __half *x, const __half *W, __half *y, int M, int N, int K) {
+  constexpr int XR = MB / 8, JS = 8 * XR, UR = 64, LR = 16, TN = 32;
+  extern __shared__ __align__(16) unsigned char slab_smem[];
+  float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
+  float *part = reinterpret_cast<float *>(slab_smem) + kSlabWarps * 32 * (JS + 1);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * TN;
+  const int n = min(n0 + g * 4, N - 4);
+  const int units = K / UR;
+  const int cntu = warp < units ? (units - warp + kSlabWarps - 1) / kSlabWarps : 0;
+  const size_t step = (size_t)kSlabWarps * UR * N;
+  const __half *w0 = W + (size_t)(warp * UR + LR * t) * N + n;
+  const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
+  const __half *xp[XR];
+#pragma unroll
+  for (int r = 0; r < XR; ++r) xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + warp * UR + LR * t;
+  WaAcc wacc[XR] = {};
+  uint2 wb[2][2][4];  // [half-unit][group][row]
+  uint4 xa[XR][2], xb[XR][2];
+  size_t off = 0;
+  const auto ld8 = [](const __half *p) {
+    uint2 v;
+    asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(v.x), "=r"(v.y) : "l"(p));
+    return v;
+  };
+  const auto load_half = [&](uint2(&w)[2][4], int h2) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const size_t o = off + (size_t)(8 * h2 + 4 * j) * N;
+      w[j][0] = ld8(w0 + o);
+      w[j][1] = ld8(w1 + o);
+      w[j][2] = ld8(w2 + o);
+      w[j][3] = ld8(w3 + o);
+    }
+  };
+  const auto load_x = [&](uint4(&v)[XR][2]) {
+#pragma unroll
+    for (int r = 0; r < XR; ++r) {
+      v[r][0] = __ldg(reinterpret_cast<const uint4 *>(xp[r]));
+      v[r][1] = __ldg(reinterpret_cast<const uint4 *>(xp[r] + 8));
+      xp[r] += kSlabWarps * UR;
+    }
+  };
+  const auto compute_half = [&](const uint2(&w)[2][4], int h2) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+      for (int h = 0; h < XR; ++h) {
+        const uint4 v = xa[h][h2];
+        wa_group_compute(wacc[h], w[j], j == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w));
+      }
+  };
+#pragma unroll
+  for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
+  if (cntu > 0) {
+    load_half(wb[0], 0);
+    load_x(xa);
+  }
+  for (int u = 0; u < cntu; ++u) {
+    load_half(wb[1], 1);
+    compute_half(wb[0], 0);
+    if (u + 1 < cntu) {
+      off += step;
+      load_half(wb[0], 0);
+      load_x(xb);
+    }
+    compute_half(wb[1], 1);
+#pragma unroll
+    for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
+  }
+  if constexpr (RED == 0) {
+    float f[4] = {};
+#pragma unroll
+    for (int h = 0; h < XR; ++h)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) f[j % 4] += wacc[h].v[j / 4][j % 4];
+    uint2 v;
+    v.x = pack_half2(__float2half_rn(f[0]), __float2half_rn(f[1]));
+    v.y = pack_half2(__float2half_rn(f[2]), __float2half_rn(f[3]));
+    if (t == 0) *reinterpret_cast<uint2 *>(y + (size_t)n) = v;
+  } else {
+#pragma unroll
+    for (int h = 0; h < XR; ++h)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
+    __syncthreads();
+    for (int e = threadIdx.x; e < 32 * JS; e += kSlabThreads) {
+      const int l = e % 32, j = e / 32;
+      float v = 0.0f;
+#pragma unroll
+      for (int w = 0; w < kSlabWarps; ++w) v += red[w][l][j];
+      const int h = j / 8, i = j % 8 / 4, q = j % 4;
+      const int m = 8 * h + 2 * (l & 3) + (q & 1), col = 4 * (l >> 2) + 2 * i + (q >> 1);
+      part[m * TN + col] = v;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < MB * TN; e += kSlabThreads) {
+      const int m = e / TN, col = n0 + e % TN;
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
+    }
+  }
+}
+
+template <int MB, int RED>
+void launch_xp32(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
+  static const bool attr = cudaFuncSetAttribute(xp32<MB, RED>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                kXp32Smem<MB>) == cudaSuccess;
+  if (!attr) {
+    std::fprintf(stderr, "smem attribute refused\n");
+    std::exit(1);
+  }
+  xp32<MB, RED><<<n / 32, kSlabThreads, kXp32Smem<MB>, st>>>(x, W, y, M, n, n);
+  CK(cudaGetLastError());
 }
 
 template <int MB, bool MMA, bool XL, int RED>
@@ -210,20 +552,40 @@ void check(const __half *x, const __half *W, int n) {
   CK(cudaMalloc(&y0, count * 2));
   CK(cudaMalloc(&y1, count * 2));
   for (int M : {2, 8, 13, 16}) {
-    for (int red = 1; red <= 2; ++red) {
+    for (int red : {1, 2, 6, 7}) {
       CK(cudaMemset(y0, 0xff, count * 2));
       CK(cudaMemset(y1, 0xff, count * 2));
       CK((cudaError_t)rl_gemv(17, x, W, y0, nullptr, M, n, n, 0));
-      if (M <= 8)
-        red == 1 ? launch_parts<8, true, true, 1>(x, W, y1, M, n, 0)
-                 : launch_parts<8, true, true, 2>(x, W, y1, M, n, 0);
-      else
-        red == 1 ? launch_parts<16, true, true, 1>(x, W, y1, M, n, 0)
-                 : launch_parts<16, true, true, 2>(x, W, y1, M, n, 0);
+      const auto launch = M <= 8 ? (red == 1   ? launch_parts<8, true, true, 1>
+                                    : red == 2 ? launch_parts<8, true, true, 2>
+                                    : red == 6 ? launch_parts<8, true, true, 6>
+                                               : launch_parts<8, true, true, 7>)
+                                 : (red == 1   ? launch_parts<16, true, true, 1>
+                                    : red == 2 ? launch_parts<16, true, true, 2>
+                                    : red == 6 ? launch_parts<16, true, true, 6>
+                                               : launch_parts<16, true, true, 7>);
+      launch(x, W, y1, M, n, 0);
       CK(cudaDeviceSynchronize());
       probe_require_equal("the copy (RED " + std::to_string(red) + ") vs rl_gemv v17, M = " +
                               std::to_string(M),
                           y0, y1, (size_t)M * n);
+    }
+    {
+      CK(cudaMemset(y1, 0xff, count * 2));
+      (M <= 8 ? launch_xp32<8, 1> : launch_xp32<16, 1>)(x, W, y1, M, n, 0);
+      CK(cudaDeviceSynchronize());
+      probe_require_close("32 columns vs rl_gemv v17, M = " + std::to_string(M), y0, y1,
+                          (size_t)M * n, 2e-3);
+    }
+    for (int red : {1, 6}) {
+      CK(cudaMemset(y1, 0xff, count * 2));
+      const auto launch = M <= 8 ? (red == 1 ? launch_xp8<8, 1> : launch_xp8<8, 6>)
+                                 : (red == 1 ? launch_xp8<16, 1> : launch_xp8<16, 6>);
+      launch(x, W, y1, M, n, 0);
+      CK(cudaDeviceSynchronize());
+      probe_require_close("8 warps (RED " + std::to_string(red) + ") vs rl_gemv v17, M = " +
+                              std::to_string(M),
+                          y0, y1, (size_t)M * n, 2e-3);
     }
   }
   CK(cudaFree(y0));
@@ -262,13 +624,19 @@ int main(int argc, char **argv) {
                    [=](int i, cudaStream_t st) {                                       \
                      launch_parts<MB, MM, XLD, RD>(x[i], W[i], y, M, n, st);            \
                    }})
+#define XP8(MB, RD, NAME)                                                             \
+  cases.push_back({std::string(NAME) + ", M=" + std::to_string(M),                     \
+                   [=](int i, cudaStream_t st) { launch_xp8<MB, RD>(x[i], W[i], y, M, n, st); }})
+#define XP32(MB, RD, NAME)                                                            \
+  cases.push_back({std::string(NAME) + ", M=" + std::to_string(M),                     \
+                   [=](int i, cudaStream_t st) { launch_xp32<MB, RD>(x[i], W[i], y, M, n, st); }})
 #define ALL_PARTS(MB)                                                             \
   PARTS(MB, true, true, 1, "copy: all parts (the product's sums)");               \
-  PARTS(MB, false, true, 1, "copy: no MMAs (XOR fold)");                          \
-  PARTS(MB, true, false, 1, "copy: no x loads (a constant x)");                   \
   PARTS(MB, true, true, 0, "copy: no reduction / exchange");                      \
-  PARTS(MB, false, false, 0, "copy: bare walk (none of the three)");              \
-  PARTS(MB, true, true, 2, "copy: the rows below M only at the end (candidate)")
+  PARTS(MB, true, true, 2, "copy: the rows below M only at the end (candidate)");         \
+  PARTS(MB, true, true, 6, "candidate: exchange as st.async.v4");                 \
+  XP32(MB, 0, "32 columns: no reduction");                                        \
+  XP32(MB, 1, "32 columns: reduction + store")
     if (M <= 8) {
       ALL_PARTS(8);
     } else {
