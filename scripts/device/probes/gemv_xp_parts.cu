@@ -21,11 +21,11 @@
 //        exchange (the second run found it costs ~0.5 us at 256 floats, ~1 us at 512, one
 //        st.async per float): 6 the product's end with the exchange as st.async.v4 (a
 //        quarter of the transfers); 7 as one cp.async.bulk of the peer's half by one thread
-// Two other loops (their own kernels below, checked within a tolerance, their sums being in
-// another order): 8 warps walking units of 64 rows (xp8: half the sums to reduce), and
-// 32-column slabs over all of K without a cluster (xp32: no exchange, half the sums per lane;
-// it became GEMV v18). The timed list is the last run's (xp5): the pieces 3 / 4 / 5, the bulk
-// copy and xp8 were timed in earlier runs (docs/results/h200/dev-2026-12-01/xp-parts/).
+// Another loop (its own kernel below, checked within a tolerance, its sums being in another
+// order): 32-column slabs over all of K without a cluster (xp32: no exchange, half the sums
+// per lane; it became GEMV v18). The pieces 3 / 4 / 5 and the bulk copy were timed in earlier
+// runs, and so was a kernel of 8 warps walking units of 64 rows (half the sums to reduce; the
+// walk 0.55 us slower; in cb2e562), since taken out (docs/results/h200/dev-2026-12-01/xp-parts/).
 // Usage: gemv_xp_parts [N]  (N = K, default 4096: the cluster form, as the product runs it)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
@@ -279,126 +279,9 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   }
 }
 
-// The candidate for the reduction's volume (the third run: ~0.45 us at 8 rows, ~1.2 us at 16,
-// growing with the 16 warps x 16 (32) floats per lane it moves through shared memory): 8 warps
-// instead of 16, each walking units of 64 rows of K (lane t: rows 16t .. 16t + 15, four groups
-// of 4 rows, its x two 16-byte loads per unit), in TOP's order over half-units of two groups
-// (8 loads): the bytes in flight per SM stay the product's (8 warps x 2 x 8 x 16 B x 32),
-// the accumulators to reduce halve. K % 64 == 0. RED 0, 1, 6 as above. Sums in another order:
-// checked against the product within a tolerance.
-constexpr int kXp8Warps = 8, kXp8Threads = kXp8Warps * 32;
-template <int MB>
-constexpr int kXp8Smem = kXp8Warps * 32 * (8 * (MB / 4) + 1) * 4 + MB * kTileN * 4 * 3 / 2;
-
-template <int MB, int RED>
-__global__ void __launch_bounds__(kXp8Threads, 1)
-    xp8(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi) {
-  constexpr int XR = MB / 8, JS = 8 * (MB / 4), UR = 64, LR = 16;
-  extern __shared__ __align__(16) unsigned char slab_smem[];
-  float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
-  float *part = reinterpret_cast<float *>(slab_smem) + kXp8Warps * 32 * (JS + 1);
-  if constexpr (RED) slab_cluster_start<2, slab_recv_bytes(MB)>();
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int g = lane >> 2, t = lane & 3;
-  const int n0 = blockIdx.x * kTileN;
-  const int n = min(n0 + g * 8, N - 8);
-  const int units = K / UR, S = gridDim.y, rank = blockIdx.y;
-  const int ga = slab_split(units, S, rank), gb = slab_split(units, S, rank + 1);
-  const int first = ga + warp;
-  const int cntu = first < gb ? (gb - first + kXp8Warps - 1) / kXp8Warps : 0;
-  const size_t step = (size_t)kXp8Warps * UR * N;
-  const __half *w0 = W + (size_t)(first * UR + LR * t) * N + n;
-  const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
-  const __half *xp[XR];
-#pragma unroll
-  for (int r = 0; r < XR; ++r) xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + first * UR + LR * t;
-  WaAcc wacc[XR] = {};
-  uint4 wb[2][2][4];  // [half-unit][group][row]
-  uint4 xa[XR][2], xb[XR][2];
-  size_t off = 0;
-  const auto load_half = [&](uint4(&w)[2][4], int h2) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const size_t o = off + (size_t)(8 * h2 + 4 * j) * N;
-      w[j][0] = ldg_stream(w0 + o);
-      w[j][1] = ldg_stream(w1 + o);
-      w[j][2] = ldg_stream(w2 + o);
-      w[j][3] = ldg_stream(w3 + o);
-    }
-  };
-  const auto load_x = [&](uint4(&v)[XR][2]) {
-#pragma unroll
-    for (int r = 0; r < XR; ++r) {
-      v[r][0] = __ldg(reinterpret_cast<const uint4 *>(xp[r]));
-      v[r][1] = __ldg(reinterpret_cast<const uint4 *>(xp[r] + 8));
-      xp[r] += kXp8Warps * UR;
-    }
-  };
-  const auto compute_half = [&](const uint4(&w)[2][4], int h2) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-      for (int h = 0; h < XR; ++h) {
-        const uint4 v = xa[h][h2];
-        wa_group_compute(wacc[h], w[j], j == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w));
-      }
-  };
-#pragma unroll
-  for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
-  if (cntu > 0) {
-    load_half(wb[0], 0);
-    load_x(xa);
-  }
-  for (int u = 0; u < cntu; ++u) {
-    load_half(wb[1], 1);
-    compute_half(wb[0], 0);
-    if (u + 1 < cntu) {
-      off += step;
-      load_half(wb[0], 0);
-      load_x(xb);
-    }
-    compute_half(wb[1], 1);
-#pragma unroll
-    for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
-  }
-  if constexpr (RED == 0) {
-    float f[8] = {};
-#pragma unroll
-    for (int h = 0; h < XR; ++h)
-#pragma unroll
-      for (int j = 0; j < 16; ++j) f[j % 8] += wacc[h].v[j / 4][j % 4];
-    uint4 v;
-    v.x = pack_half2(__float2half_rn(f[0]), __float2half_rn(f[1]));
-    v.y = pack_half2(__float2half_rn(f[2]), __float2half_rn(f[3]));
-    v.z = pack_half2(__float2half_rn(f[4]), __float2half_rn(f[5]));
-    v.w = pack_half2(__float2half_rn(f[6]), __float2half_rn(f[7]));
-    if (t == 0 && rank == 0) *reinterpret_cast<uint4 *>(y + (size_t)n) = v;
-  } else {
-    wa_warps_to_part<kXp8Warps, kXp8Threads, XR>(wacc, red, part);
-    if constexpr (RED == 6)
-      store_vec<MB, false, kXp8Threads>(part, y, M, N, n0, part + MB * kTileN);
-    else
-      slab_store_tile<MB, true, kXp8Threads, 2>(part, y, M, N, n0, epi, part + MB * kTileN);
-  }
-}
-
-template <int MB, int RED>
-void launch_xp8(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
-  static const bool attr = cudaFuncSetAttribute(xp8<MB, RED>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                kXp8Smem<MB>) == cudaSuccess;
-  if (!attr) {
-    std::fprintf(stderr, "smem attribute refused\n");
-    std::exit(1);
-  }
-  cudaLaunchAttribute a;
-  const cudaLaunchConfig_t cfg =
-      launch_config(dim3(n / 64, 2, 1), kXp8Threads, kXp8Smem<MB>, 2, st, &a);
-  CK(cudaLaunchKernelEx(&cfg, xp8<MB, RED>, x, W, y, M, n, n, kSlabNoEpi));
-}
-
-// The candidate without the exchange (the fourth run: 8 warps walk 0.55 us slower, so the
-// volume cannot shrink that way; the exchange and the cluster start cost ~0.5 us of the end):
+// The candidate without the exchange (the 8-warp kernel of the fourth run walked 0.55 us
+// slower, so the volume cannot shrink that way; the exchange and the cluster start cost ~0.5 us
+// of the end):
 // 32-column slabs over all of K, N / 32 CTAs of 16 warps, no cluster. Lane (g, t) loads 8
 // bytes (columns 4g .. 4g + 3) of rows 16t .. 16t + 15 of a 64-row unit, four groups of 4
 // rows; 2 MMAs per group and half of x (i = 0, 1 of v17's 4), so a lane holds 8 sums per half
@@ -577,16 +460,6 @@ void check(const __half *x, const __half *W, int n) {
       probe_require_close("32 columns vs rl_gemv v17, M = " + std::to_string(M), y0, y1,
                           (size_t)M * n, 2e-3);
     }
-    for (int red : {1, 6}) {
-      CK(cudaMemset(y1, 0xff, count * 2));
-      const auto launch = M <= 8 ? (red == 1 ? launch_xp8<8, 1> : launch_xp8<8, 6>)
-                                 : (red == 1 ? launch_xp8<16, 1> : launch_xp8<16, 6>);
-      launch(x, W, y1, M, n, 0);
-      CK(cudaDeviceSynchronize());
-      probe_require_close("8 warps (RED " + std::to_string(red) + ") vs rl_gemv v17, M = " +
-                              std::to_string(M),
-                          y0, y1, (size_t)M * n, 2e-3);
-    }
   }
   CK(cudaFree(y0));
   CK(cudaFree(y1));
@@ -624,9 +497,6 @@ int main(int argc, char **argv) {
                    [=](int i, cudaStream_t st) {                                       \
                      launch_parts<MB, MM, XLD, RD>(x[i], W[i], y, M, n, st);            \
                    }})
-#define XP8(MB, RD, NAME)                                                             \
-  cases.push_back({std::string(NAME) + ", M=" + std::to_string(M),                     \
-                   [=](int i, cudaStream_t st) { launch_xp8<MB, RD>(x[i], W[i], y, M, n, st); }})
 #define XP32(MB, RD, NAME)                                                            \
   cases.push_back({std::string(NAME) + ", M=" + std::to_string(M),                     \
                    [=](int i, cudaStream_t st) { launch_xp32<MB, RD>(x[i], W[i], y, M, n, st); }})
