@@ -1154,7 +1154,9 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 //   the current half is multiplied), so the bytes in flight per lane stay v17's (two
 //   half-units x 64 B);
 // - the end sums only the rows below M (at 2 rows a quarter of the entries).
-// The probe's copy measured 0.3-0.4 us faster than v17 at 2..8 rows and 0.2 at 16 (graph).
+// The probe's copy measured 0.3-0.4 us faster than v17 at 2..8 rows and 0.2 at 16 (graph);
+// the product 0.03-0.45 us (X8), where at 16 rows x's loads (twice v17's per byte of W: each
+// CTA reads all of K of x) take back most of the end's gain.
 // K % 64 == 0 and x 16-byte aligned (the host checks); a lane past N loads column N - 4, a
 // lane past M loads row M - 1 of x (sums never stored).
 constexpr int kN32Cols = 32, kN32UnitK = 64;
@@ -1179,7 +1181,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   for (int r = 0; r < XR; ++r)
     xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + warp * kN32UnitK + LR * t;
   WaAcc wacc[XR] = {};
-  uint2 wb[2][2][4];       // [half-unit][group][row]
+  uint2 wb[2][2][4];           // [half-unit][group][row]
   uint4 xa[XR][2], xb[XR][2];  // x of the current and the next unit: [half][8 rows of K]
   size_t off = 0;
   const auto load_half = [&](uint2(&w)[2][4], int h2) {

@@ -454,7 +454,8 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   const int units = K / UR;
   const int cntu = warp < units ? (units - warp + kSlabWarps - 1) / kSlabWarps : 0;
   const size_t step = (size_t)kSlabWarps * UR * N;
-  const __half *wa = W + (size_t)(warp * UR + LR * t + 2 * (g & 1)) * N + min(n0 + 8 * (g >> 1), N - 8);
+  const __half *wa =
+      W + (size_t)(warp * UR + LR * t + 2 * (g & 1)) * N + min(n0 + 8 * (g >> 1), N - 8);
   const __half *xp[XR];
 #pragma unroll
   for (int r = 0; r < XR; ++r) xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + warp * UR + LR * t;
