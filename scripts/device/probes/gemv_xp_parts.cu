@@ -20,7 +20,10 @@
 //        (the reduction skipped, the other warps' sums kept live); candidates for the
 //        exchange (the second run found it costs ~0.5 us at 256 floats, ~1 us at 512, one
 //        st.async per float): 6 the product's end with the exchange as st.async.v4 (a
-//        quarter of the transfers); 7 as one cp.async.bulk of the peer's half by one thread
+//        quarter of the transfers); 7 as one cp.async.bulk of the peer's half by one thread;
+//        8 (9..16 rows, MB 8; after report S) no K split: CTA (b, r) takes rows 8r .. 8r + 7
+//        of x over all of K, no cluster, each W byte read by both CTAs of a slab (the second
+//        from L2 at best): no exchange, no x read twice per CTA, the 8-row end
 // Another loop (its own kernel below, checked within a tolerance, its sums being in another
 // order): 32-column slabs over all of K without a cluster (xp32: no exchange, half the sums
 // per lane; it became GEMV v18). The pieces 3 / 4 / 5 and the bulk copy were timed in earlier
@@ -28,7 +31,8 @@
 // walk 0.55 us slower; in cb2e562), since taken out (docs/results/h200/dev-2026-12-01/xp-parts/).
 // After v18 (xp6, xp7): rd32 (v18's loads alone, and 16-byte loads of the same bytes), xp32s
 // (16-byte loads traded in lane pairs by shuffles; bitwise v18's y) and xp32 with XS (v18 with
-// whole x sectors per load, and two other ends); the timed list is xp7's.
+// whole x sectors per load, and two other ends). After report S (xp8): RED 8 at 16 rows, the
+// only timed list now (xp7's is in 37fe761).
 // Usage: gemv_xp_parts [N]  (N = K, default 4096: the cluster form, as the product runs it)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
@@ -154,13 +158,18 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   extern __shared__ __align__(16) unsigned char slab_smem[];
   float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);
   float *part = reinterpret_cast<float *>(slab_smem) + kSlabWarps * 32 * (JS + 1);
-  if constexpr (RED != 0 && RED != 4)
+  if constexpr (RED != 0 && RED != 4 && RED != 8)
     slab_cluster_start<2, slab_recv_bytes(MB)>();
+  if constexpr (RED == 8) {  // rows 8y .. 8y + 7 of x over all of K (no cluster)
+    x += (size_t)8 * blockIdx.y * K;
+    y += (size_t)8 * blockIdx.y * N;
+    M = min(8, M - 8 * (int)blockIdx.y);
+  }
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kTileN;
   const int n = min(n0 + g * 8, N - 8);
-  const int units = K / UR, S = gridDim.y, rank = blockIdx.y;
+  const int units = K / UR, S = RED == 8 ? 1 : gridDim.y, rank = RED == 8 ? 0 : blockIdx.y;
   const int ga = slab_split(units, S, rank), gb = slab_split(units, S, rank + 1);
   const int first = ga + warp;
   const int cntu = first < gb ? (gb - first + kSlabWarps - 1) / kSlabWarps : 0;
@@ -270,6 +279,9 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
       }
     if (__float_as_uint(f) == 0x7fbfffffu) part[threadIdx.x] = f;  // keeps every warp's MMAs
     slab_store_tile<MB, true, kSlabThreads, 2>(part, y, M, N, n0, epi, part + MB * kTileN);
+  } else if constexpr (RED == 8) {
+    wa_warps_to_part<kSlabWarps, kSlabThreads, XR>(wacc, red, part);
+    slab_store_tile<MB, false>(part, y, M, N, n0, epi);
   } else if constexpr (RED == 6 || RED == 7) {
     wa_warps_to_part<kSlabWarps, kSlabThreads, XR>(wacc, red, part);
     store_vec<MB, RED == 7>(part, y, M, N, n0, part + MB * kTileN);
@@ -378,48 +390,48 @@ __device__ __forceinline__ void n32_end(const WaAcc (&wacc)[MB / 8], float (*red
       const int m = e / 32, col = n0 + e % 32;
       if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
     }
-    return;
-  }
+  } else {
 #pragma unroll
-  for (int h = 0; h < XR; ++h)
-    if (8 * h + 2 * t < M)
+    for (int h = 0; h < XR; ++h)
+      if (8 * h + 2 * t < M)
 #pragma unroll
-      for (int i = 0; i < 2; ++i)
+        for (int i = 0; i < 2; ++i)
 #pragma unroll
-        for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
-  __syncthreads();
+          for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
+    __syncthreads();
 #pragma unroll
-  for (int h = 0; h < XR; ++h) {
-    const int T = min(4, max(0, (M - 8 * h + 1) / 2));
-    for (int e = threadIdx.x; e < T * 64; e += kSlabThreads) {
-      const int gg = e % 8, jj = e / 8 % 8, tt = e / 64;
-      float v = 0.0f;
-      if constexpr (END == 3) {  // pairwise: 4 levels of adds instead of a chain of 16
-        float s[kSlabWarps];
+    for (int h = 0; h < XR; ++h) {
+      const int T = min(4, max(0, (M - 8 * h + 1) / 2));
+      for (int e = threadIdx.x; e < T * 64; e += kSlabThreads) {
+        const int gg = e % 8, jj = e / 8 % 8, tt = e / 64;
+        float v = 0.0f;
+        if constexpr (END == 3) {  // pairwise: 4 levels of adds instead of a chain of 16
+          float s[kSlabWarps];
 #pragma unroll
-        for (int w = 0; w < kSlabWarps; ++w) s[w] = red[w][4 * gg + tt][h * 8 + jj];
+          for (int w = 0; w < kSlabWarps; ++w) s[w] = red[w][4 * gg + tt][h * 8 + jj];
 #pragma unroll
-        for (int d = kSlabWarps / 2; d >= 1; d /= 2)
+          for (int d = kSlabWarps / 2; d >= 1; d /= 2)
 #pragma unroll
-          for (int w = 0; w < d; ++w) s[w] += s[w + d];
-        v = s[0];
-      } else {
+            for (int w = 0; w < d; ++w) s[w] += s[w + d];
+          v = s[0];
+        } else {
 #pragma unroll
-        for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
-      }
-      const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
-      if constexpr (END >= 2) {
-        if (n0 + col < N) y[(size_t)m * N + n0 + col] = __float2half_rn(v);
-      } else {
-        part[m * 32 + col] = v;
+          for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
+        }
+        const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
+        if constexpr (END >= 2) {
+          if (n0 + col < N) y[(size_t)m * N + n0 + col] = __float2half_rn(v);
+        } else {
+          part[m * 32 + col] = v;
+        }
       }
     }
-  }
-  if constexpr (END == 1) {
-    __syncthreads();
-    for (int e = threadIdx.x; e < M * 32; e += kSlabThreads) {
-      const int m = e / 32, col = n0 + e % 32;
-      if (col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
+    if constexpr (END == 1) {
+      __syncthreads();
+      for (int e = threadIdx.x; e < M * 32; e += kSlabThreads) {
+        const int m = e / 32, col = n0 + e % 32;
+        if (col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
+      }
     }
   }
 }
@@ -625,8 +637,8 @@ void launch_parts(const __half *x, const __half *W, __half *y, int M, int n, cud
     std::exit(1);
   }
   cudaLaunchAttribute a;
-  const cudaLaunchConfig_t cfg =
-      launch_config(dim3(n / 64, 2, 1), kSlabThreads, kSlabMmaSmem<MB>, 2, st, &a);
+  const cudaLaunchConfig_t cfg = launch_config(dim3(n / 64, 2, 1), kSlabThreads,
+                                               kSlabMmaSmem<MB>, RED == 8 ? 1 : 2, st, &a);
   CK(cudaLaunchKernelEx(&cfg, xp_parts<MB, MMA, XL, RED>, x, W, y, M, n, n, kSlabNoEpi));
 }
 
@@ -655,6 +667,13 @@ void check(const __half *x, const __half *W, int n) {
       probe_require_equal("the copy (RED " + std::to_string(red) + ") vs rl_gemv v17, M = " +
                               std::to_string(M),
                           y0, y1, (size_t)M * n);
+    }
+    if (M > 8) {  // y0: v17's
+      CK(cudaMemset(y1, 0xff, count * 2));
+      launch_parts<8, true, true, 8>(x, W, y1, M, n, 0);
+      CK(cudaDeviceSynchronize());
+      probe_require_close("rows split (RED 8) vs rl_gemv v17, M = " + std::to_string(M), y0, y1,
+                          (size_t)M * n, 2e-3);
     }
     {
       CK(cudaMemset(y1, 0xff, count * 2));
@@ -716,7 +735,7 @@ int main(int argc, char **argv) {
   __half *y = buf.y;
   const size_t bytes = buf.bytes;
   std::printf("%dx%d fp16 W (%.0f MB), %d sets\n", n, n, bytes / 1e6, buf.sets);
-  for (int M : {2, 8, 16}) {
+  for (int M : {16}) {  // after report S: 16 rows only
     std::vector<ProbeCase> cases;
     cases.push_back(probe_read_case(W, bytes));
     cases.push_back({"product gemv v17, M=" + std::to_string(M), [=](int i, cudaStream_t st) {
@@ -733,24 +752,8 @@ int main(int argc, char **argv) {
 #define XP32(MB, RD, NAME)                                                            \
   cases.push_back({std::string(NAME) + ", M=" + std::to_string(M),                     \
                    [=](int i, cudaStream_t st) { launch_xp32<MB, RD>(x[i], W[i], y, M, n, st); }})
-#define XP32X(MB, END, NAME)                                                          \
-  cases.push_back({std::string(NAME) + ", M=" + std::to_string(M),                     \
-                   [=](int i, cudaStream_t st) {                                       \
-                     launch_xp32<MB, END, true>(x[i], W[i], y, M, n, st);                    \
-                   }})
-#define ALL_PARTS(MB)                                                             \
-  XP32(MB, 0, "32 columns: no reduction");                                        \
-  cases.push_back({"read: v18's 8-byte loads, M=" + std::to_string(M),                    \
-                   [=](int i, cudaStream_t st) { launch_rd32<false>(W[i], y, n, st); }}); \
-  XP32X(MB, 0, "x sectors: no end");                                              \
-  XP32X(MB, 1, "x sectors: v18's end");                                           \
-  XP32X(MB, 2, "x sectors: the summing threads store");                           \
-  XP32X(MB, 3, "x sectors: + pairwise sums")
-    if (M <= 8) {
-      ALL_PARTS(8);
-    } else {
-      ALL_PARTS(16);
-    }
+    PARTS(8, true, true, 8, "rows split: 8 rows per CTA over all of K, no cluster");
+    XP32(16, 0, "32 columns: no reduction");
     for (int run = 0; run < 2; ++run) probe_run(cases, buf.sets, (double)bytes, s);
   }
   return 0;
