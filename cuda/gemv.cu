@@ -129,6 +129,15 @@ __device__ __forceinline__ uint2 ldg_stream8(const __half *p) {  // 8 bytes of W
   asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
   return v;
 }
+// 8 bytes of W with a hint to fetch the aligned 256 bytes around them into L2 (v19): a 32-column
+// slab reads 64 bytes of each row, its three neighbours the rest of the 256-byte block.
+__device__ __forceinline__ uint2 ldg_stream8_l2(const __half *p) {
+  uint2 v;
+  asm("ld.global.nc.L1::no_allocate.L2::256B.v2.u32 {%0, %1}, [%2];"
+      : "=r"(v.x), "=r"(v.y)
+      : "l"(p));
+  return v;
+}
 
 // Balanced contiguous split of [0, total) into parts; part i gets [begin(i), begin(i + 1)).
 __device__ __forceinline__ int split_begin(int total, int parts, int i) {
@@ -1159,14 +1168,49 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 // CTA reads all of K of x) take back most of the end's gain.
 // K % 64 == 0 and x 16-byte aligned (the host checks); a lane past N loads column N - 4, a
 // lane past M loads row M - 1 of x (sums never stored).
+// V19 (GEMV v19; probe scripts/device/probes/gemv_n32_end.cu, runs N1-N2): W's loads carry
+// an L2 prefetch of their 256-byte block (the walk 0.1-0.2 us faster), and the end is one
+// pass: lane l of warp w sums entry w of lane l over the 16 warps, its own warp's term from
+// its registers, in v18's order (bitwise v18's y), and stores it; no part[], one barrier.
 constexpr int kN32Cols = 32, kN32UnitK = 64;
 
+// V19's end (see above): red[] holds every warp's entries but each lane's own (entry `warp`).
 template <int MB>
+__device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
+                                            float (*red)[32][MB + 1], __half *y, int M, int N,
+                                            int n0) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+  float own = 0.0f;
+#pragma unroll
+  for (int h = 0; h < MB / 8; ++h)
+    if (8 * h + 2 * t < M)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const int j = h * 8 + i * 4 + q;
+          if (j == warp)
+            own = wacc[h].v[i][q];
+          else
+            red[warp][lane][j] = wacc[h].v[i][q];
+        }
+  __syncthreads();
+  // Entry j of lane (g, t): row 8h + 2t + (q & 1), column 4g + 2i + (q >> 1) (j = 8h + 4i + q).
+  const int j = warp, h = j / 8, i = j / 4 % 2, q = j % 4;
+  const int m = 8 * h + 2 * t + (q & 1), col = n0 + 4 * g + 2 * i + (q >> 1);
+  if (j >= MB || m >= M || col >= N) return;
+  float v = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kSlabWarps; ++w) v += w == warp ? own : red[w][lane][j];
+  y[(size_t)m * N + col] = __float2half_rn(v);
+}
+
+template <int MB, bool V19>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_n32(const __half *x, const __half *W, __half *y, int M, int N, int K) {
   constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;  // a lane's rows per unit
   __shared__ float red[kSlabWarps][32][JS + 1];  // + 1: conflict-free both ways
-  __shared__ float part[MB * kN32Cols];
+  __shared__ float part[V19 ? 1 : MB * kN32Cols];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kN32Cols;
@@ -1188,10 +1232,11 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const size_t o = off + (size_t)(8 * h2 + 4 * j) * N;
-      w[j][0] = ldg_stream8(w0 + o);
-      w[j][1] = ldg_stream8(w1 + o);
-      w[j][2] = ldg_stream8(w2 + o);
-      w[j][3] = ldg_stream8(w3 + o);
+      const auto ld = [](const __half *p) { return V19 ? ldg_stream8_l2(p) : ldg_stream8(p); };
+      w[j][0] = ld(w0 + o);
+      w[j][1] = ld(w1 + o);
+      w[j][2] = ld(w2 + o);
+      w[j][3] = ld(w3 + o);
     }
   };
   const auto load_x = [&](uint4(&v)[XR][2]) {
@@ -1229,32 +1274,36 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 #pragma unroll
     for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
   }
-  // The 16 warps' sums of the rows below M: lane t of half h holds rows 8h + 2t, 8h + 2t + 1.
+  if constexpr (V19) {
+    n32_end_own<MB>(wacc, red, y, M, N, n0);
+  } else {
+    // The 16 warps' sums of the rows below M: lane t of half h holds rows 8h + 2t, 8h + 2t + 1.
 #pragma unroll
-  for (int h = 0; h < XR; ++h)
-    if (8 * h + 2 * t < M)
+    for (int h = 0; h < XR; ++h)
+      if (8 * h + 2 * t < M)
 #pragma unroll
-      for (int i = 0; i < 2; ++i)
+        for (int i = 0; i < 2; ++i)
 #pragma unroll
-        for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
-  __syncthreads();
+          for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
+    __syncthreads();
 #pragma unroll
-  for (int h = 0; h < XR; ++h) {
-    const int T = min(4, max(0, (M - 8 * h + 1) / 2));  // lanes t < T hold rows below M
-    // Entry e: g fastest, then jj (i, q), then t, so that a warp's reads hit 32 banks.
-    for (int e = threadIdx.x; e < T * 64; e += kSlabThreads) {
-      const int gg = e % 8, jj = e / 8 % 8, tt = e / 64;
-      float v = 0.0f;
+    for (int h = 0; h < XR; ++h) {
+      const int T = min(4, max(0, (M - 8 * h + 1) / 2));  // lanes t < T hold rows below M
+      // Entry e: g fastest, then jj (i, q), then t, so that a warp's reads hit 32 banks.
+      for (int e = threadIdx.x; e < T * 64; e += kSlabThreads) {
+        const int gg = e % 8, jj = e / 8 % 8, tt = e / 64;
+        float v = 0.0f;
 #pragma unroll
-      for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
-      const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
-      part[m * kN32Cols + col] = v;
+        for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
+        const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
+        part[m * kN32Cols + col] = v;
+      }
     }
-  }
-  __syncthreads();
-  for (int e = threadIdx.x; e < M * kN32Cols; e += kSlabThreads) {
-    const int m = e / kN32Cols, col = n0 + e % kN32Cols;
-    if (col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
+    __syncthreads();
+    for (int e = threadIdx.x; e < M * kN32Cols; e += kSlabThreads) {
+      const int m = e / kN32Cols, col = n0 + e % kN32Cols;
+      if (col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
+    }
   }
 }
 
@@ -1776,15 +1825,15 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
 // v18's 32-column slabs where they apply: 2..16 rows where v17 would run the (1, 2) clusters,
 // K % 64 == 0 and x 16-byte aligned. false: nothing was launched (the launch's own error is
 // the caller's to read).
+// v19: the same slabs with the L2 prefetch and the one-pass end.
 bool launch_n32(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
-                int K, cudaStream_t s) {
+                int K, bool v19, cudaStream_t s) {
   if (plan != kSlabMmaCluster || rows < 2 || K % kN32UnitK != 0 || (uintptr_t)x % 16 != 0)
     return false;
   const unsigned grid = (unsigned)rl_ceil_div(N, kN32Cols);
-  if (bucket(rows) <= 8)
-    gemv_slab_n32<8><<<grid, kSlabThreads, 0, s>>>(x, W, y, rows, N, K);
-  else
-    gemv_slab_n32<16><<<grid, kSlabThreads, 0, s>>>(x, W, y, rows, N, K);
+  const auto kernel = bucket(rows) <= 8 ? (v19 ? gemv_slab_n32<8, true> : gemv_slab_n32<8, false>)
+                                        : (v19 ? gemv_slab_n32<16, true> : gemv_slab_n32<16, false>);
+  kernel<<<grid, kSlabThreads, 0, s>>>(x, W, y, rows, N, K);
   return true;
 }
 
@@ -1964,7 +2013,8 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
   const int push = variant >= 15 ? 2 : variant >= 13 ? 1 : 0;
   const SlabPlan plan = variant >= 8 ? slab_plan(rows, N, K) : kSlabNone;
   // v18: 32-column slabs instead of v17's clusters where they apply
-  if (variant >= 18 && launch_n32(plan, x, W, y, rows, N, K, s)) return rl_launch_status();
+  if (variant >= 18 && launch_n32(plan, x, W, y, rows, N, K, variant >= 19, s))
+    return rl_launch_status();
   if (variant >= 17 && rows >= kTmaMinRows) {  // v17: v16's XP loop at 9..16 rows, else v16
     cudaError_t e = cudaSuccess;
     if (plan != kSlabNone &&
@@ -2200,7 +2250,7 @@ int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N
   return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stageb, stream, launched);
 }
 
-constexpr int kVariants = 18;
+constexpr int kVariants = 19;
 
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
@@ -2263,7 +2313,8 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 15: return "v15 v14 with the cluster's partial sums sent by st.async onto the peer's mbarrier; one row stages x first";
     case 16: return "v16 v15 with 2..8 rows walking units of two groups, one 16-byte x load per unit";
     case 17: return "v17 v16's unit loop at 9..16 rows too (W as the A operand of two MMAs, one per 8 rows of x)";
-    case 18: return "v18 best: 32-column slabs over all of K, no cluster, where v17 runs clusters (2..16 rows)";
+    case 18: return "v18 32-column slabs over all of K, no cluster, where v17 runs clusters (2..16 rows)";
+    case 19: return "v19 best: v18 with an L2 prefetch on W's loads and a one-pass end (each lane sums one output)";
     default: return nullptr;
   }
 }

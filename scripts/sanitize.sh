@@ -190,6 +190,12 @@ RUNS=(
   "bench gemv --impl ours --variant 18 --m 5 --n 4104 --k 1088"
   "bench gemv --impl ours --variant 18 --m 16 --n 4136 --k 64"
   "bench gemv --impl ours --variant 18 --m 2 --n 4096 --k 4096"
+  # GEMV v19: v18 with the L2 prefetch hint and the one-pass end: the same shapes, and 12 rows
+  # (rows past M in the second half of x)
+  "bench gemv --impl ours --variant 19 --m 5 --n 4104 --k 1088"
+  "bench gemv --impl ours --variant 19 --m 16 --n 4136 --k 64"
+  "bench gemv --impl ours --variant 19 --m 12 --n 4128 --k 1024"
+  "bench gemv --impl ours --variant 19 --m 2 --n 4096 --k 4096"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")
