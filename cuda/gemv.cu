@@ -1168,7 +1168,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 // CTA reads all of K of x) take back most of the end's gain.
 // K % 64 == 0 and x 16-byte aligned (the host checks); a lane past N loads column N - 4, a
 // lane past M loads row M - 1 of x (sums never stored).
-// V19 (GEMV v19; probe scripts/device/probes/gemv_n32_end.cu, runs N1-N2): W's loads carry
+// V19 (GEMV v19; probe scripts/device/probes/gemv_n32_end.cu, runs NE1, NE2): W's loads carry
 // an L2 prefetch of their 256-byte block (the walk 0.1-0.2 us faster), and the end is one
 // pass: lane l of warp w sums entry w of lane l over the 16 warps, its own warp's term from
 // its registers, in v18's order (bitwise v18's y), and stores it; no part[], one barrier.
