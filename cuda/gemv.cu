@@ -1174,6 +1174,20 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 // its registers, in v18's order (bitwise v18's y), and stores it; no part[], one barrier.
 constexpr int kN32Cols = 32, kN32UnitK = 64;
 
+// One half-unit of a 32-column slab's lane (v18, v19): its two groups of W words w[j], each
+// the A operand of one MMA pair per 8 rows of x (the half's x words xa[h][h2]).
+template <int XR>
+__device__ __forceinline__ void n32_compute_half(WaAcc (&wacc)[XR], const uint2 (&w)[2][4],
+                                                 const uint4 (&xa)[XR][2], int h2) {
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int h = 0; h < XR; ++h) {
+      const uint4 v = xa[h][h2];
+      wa_group_compute(wacc[h], w[j], j == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w));
+    }
+}
+
 // V19's end (see above): red[] holds every warp's entries but each lane's own (entry `warp`).
 template <int MB>
 __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
@@ -1247,15 +1261,6 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
       xp[r] += kSlabWarps * kN32UnitK;
     }
   };
-  const auto compute_half = [&](const uint2(&w)[2][4], int h2) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-      for (int h = 0; h < XR; ++h) {
-        const uint4 v = xa[h][h2];
-        wa_group_compute(wacc[h], w[j], j == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w));
-      }
-  };
 #pragma unroll
   for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
   if (cntu > 0) {
@@ -1264,13 +1269,13 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   }
   for (int u = 0; u < cntu; ++u) {
     load_half(wb[1], 1);
-    compute_half(wb[0], 0);
+    n32_compute_half<XR>(wacc, wb[0], xa, 0);
     if (u + 1 < cntu) {  // the next unit's first half
       off += step;
       load_half(wb[0], 0);
       load_x(xb);
     }
-    compute_half(wb[1], 1);
+    n32_compute_half<XR>(wacc, wb[1], xa, 1);
 #pragma unroll
     for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
   }

@@ -22,8 +22,10 @@
 // v18's end, the tree slower than the chain, every ROT 1.3-1.6 us slower (the CTAs no longer
 // read the same rows of W together). Run 2 (run2.txt): END 4 a little faster than END 2, the
 // prefetch 0.1-0.2 us off the walk, x without L1 allocation 0.3-0.5 us slower (x's two 16-byte
-// loads per lane share a sector). END 4 with the prefetch became GEMV v19.
-// Usage: gemv_n32_end  (N = K = 4096, where v18 runs on an H200)
+// loads per lane share a sector). END 4 with the prefetch became GEMV v19. Run 3 (run3.txt,
+// after v19): x in shared memory (n32mc below): 1 us slower than v19 with multicast, 3.8 us
+// without.
+// Usage: gemv_n32_end  (N = K = 4096, where v18 / v19 run on an H200)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
 #include "gemv_probe.cuh"
@@ -143,15 +145,6 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
       }
     }
   };
-  const auto compute_half = [&](const uint2(&w)[2][4], int h2) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-      for (int h = 0; h < XR; ++h) {
-        const uint4 v = xa[h][h2];
-        wa_group_compute(wacc[h], w[j], j == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w));
-      }
-  };
 #pragma unroll
   for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
   if (cntu > 0) {
@@ -160,13 +153,13 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   }
   for (int u = 0; u < cntu; ++u) {
     load_half(wb[1], 1);
-    compute_half(wb[0], 0);
+    n32_compute_half<XR>(wacc, wb[0], xa, 0);
     if (u + 1 < cntu) {
       c = c + 1 == cntu ? 0 : c + 1;
       load_half(wb[0], 0);
       load_x(xb);
     }
-    compute_half(wb[1], 1);
+    n32_compute_half<XR>(wacc, wb[1], xa, 1);
 #pragma unroll
     for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
   }
@@ -189,6 +182,138 @@ template <int MB, int END, int ROT, int OPT = 0>
 void launch_n32(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
   n32<MB, END, ROT, OPT><<<n / 32, kSlabThreads, 0, st>>>(x, W, y, M, n, n);
   CK(cudaGetLastError());
+}
+
+// Run 3 (after v19): x in shared memory. MC false: each CTA copies all of x (its M rows x K,
+// clamped rows past M) into shared memory by bulk copies, in 4 chunks of K on 4 mbarriers in
+// the walk's order; MC true: (1, 2) clusters of neighbouring 32-column slabs, each rank copying
+// half of the rows of every chunk with .multicast::cluster into both CTAs, so that each SM
+// pulls half of x's bytes from L2 (v19's loads: every CTA pulls all 128 KB at 16 rows). The
+// loop is v19's (the L2 prefetch on W, the own-entry end); the first x wait comes after both
+// halves of the first unit's W are issued. Rows padded by 16 bytes: a lane's 16-byte x reads
+// stay conflict-free. Bitwise v19's y.
+constexpr int kMcChunks = 4;
+template <int MB>
+int mc_smem(int K) {
+  return MB * (K + 8) * 2;
+}
+__device__ __forceinline__ void bulk_load_1d_mc(void *dst, const void *src, unsigned bytes,
+                                                unsigned long long *bar, unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1], %2, [%3], %4;" ::"r"(smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(smem_addr(bar)), "h"(mask)
+      : "memory");
+}
+
+template <int MB, bool MC>
+__global__ void __launch_bounds__(kSlabThreads, 1)
+    n32mc(const __half *x, const __half *W, __half *y, int M, int N, int K) {
+  constexpr int XR = MB / 8, UR = 64, LR = 16;
+  extern __shared__ __align__(16) unsigned char mc_raw[];
+  __half *xs = reinterpret_cast<__half *>(mc_raw);  // [MB][K + 8]
+  __shared__ float red[kSlabWarps][32][MB + 1];
+  __shared__ unsigned long long bar[kMcChunks];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = (MC ? 2 * blockIdx.x + blockIdx.y : blockIdx.x) * 32;
+  const int rank = MC ? blockIdx.y : 0;
+  const int xstride = K + 8, kc = K / kMcChunks;
+  if (threadIdx.x == 0) {
+    for (int c = 0; c < kMcChunks; ++c) mbar_init(&bar[c], 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  if constexpr (MC) {
+    cluster_arrive_relaxed();
+    cluster_wait();
+  } else {
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    const int r0 = MC ? rank * MB / 2 : 0, r1 = MC ? r0 + MB / 2 : MB;
+    for (int c = 0; c < kMcChunks; ++c) {
+      mbar_expect_tx(&bar[c], (unsigned)(MB * kc * 2));
+      for (int r = r0; r < r1; ++r) {
+        const __half *src = x + (size_t)min(r, M - 1) * K + (size_t)c * kc;
+        __half *dst = xs + (size_t)r * xstride + (size_t)c * kc;
+        if constexpr (MC)
+          bulk_load_1d_mc(dst, src, (unsigned)kc * 2, &bar[c], (unsigned short)3);
+        else
+          bulk_load_1d(dst, src, (unsigned)kc * 2, &bar[c]);
+      }
+    }
+  }
+  const int n = min(n0 + g * 4, N - 4);
+  const int units = K / UR;
+  const int cntu = warp < units ? (units - warp + kSlabWarps - 1) / kSlabWarps : 0;
+  const size_t step = (size_t)kSlabWarps * UR * N;
+  const __half *w0 = W + (size_t)(warp * UR + LR * t) * N + n;
+  const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
+  WaAcc wacc[XR] = {};
+  uint2 wb[2][2][4];
+  uint4 xa[XR][2], xb[XR][2];
+  int c = 0;
+  const auto load_half = [&](uint2(&w)[2][4], int h2) {
+    const size_t off = (size_t)c * step;
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const size_t o = off + (size_t)(8 * h2 + 4 * j) * N;
+      w[j][0] = ldg_stream8_l2(w0 + o);
+      w[j][1] = ldg_stream8_l2(w1 + o);
+      w[j][2] = ldg_stream8_l2(w2 + o);
+      w[j][3] = ldg_stream8_l2(w3 + o);
+    }
+  };
+  const auto load_x = [&](uint4(&v)[XR][2]) {
+    const int k = (warp + kSlabWarps * c) * UR;
+    mbar_wait(&bar[k / kc], 0);
+#pragma unroll
+    for (int r = 0; r < XR; ++r) {
+      const __half *p = xs + (size_t)(g + 8 * r) * xstride + k + LR * t;
+      v[r][0] = *reinterpret_cast<const uint4 *>(p);
+      v[r][1] = *reinterpret_cast<const uint4 *>(p + 8);
+    }
+  };
+#pragma unroll
+  for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
+  if (cntu > 0) load_half(wb[0], 0);
+  for (int u = 0; u < cntu; ++u) {
+    load_half(wb[1], 1);
+    if (u == 0) load_x(xa);  // after both halves of the first unit are in flight
+    n32_compute_half<XR>(wacc, wb[0], xa, 0);
+    if (u + 1 < cntu) {
+      ++c;
+      load_half(wb[0], 0);
+      load_x(xb);
+    }
+    n32_compute_half<XR>(wacc, wb[1], xa, 1);
+#pragma unroll
+    for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
+  }
+  // Warps with no unit still wait for every chunk: no CTA leaves while copies land in it.
+  for (int k = 0; k < kMcChunks; ++k) mbar_wait(&bar[k], 0);
+  if constexpr (MC) {  // nor while its copies may still be landing in the peer
+    cluster_arrive_relaxed();
+    cluster_wait();
+  }
+  n32_end_own<MB>(wacc, red, y, M, N, n0);
+}
+
+template <int MB, bool MC>
+void launch_n32mc(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
+  const int smem = mc_smem<MB>(n);
+  static const bool attr = cudaFuncSetAttribute(n32mc<MB, MC>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                smem) == cudaSuccess;
+  if (!attr) {
+    std::fprintf(stderr, "smem attribute refused\n");
+    std::exit(1);
+  }
+  cudaLaunchAttribute a;
+  const cudaLaunchConfig_t cfg =
+      launch_config(MC ? dim3(n / 64, 2, 1) : dim3(n / 32, 1, 1), kSlabThreads, smem, MC ? 2 : 1,
+                    st, &a);
+  CK(cudaLaunchKernelEx(&cfg, n32mc<MB, MC>, x, W, y, M, n, n));
 }
 
 using Launch = void (*)(const __half *, const __half *, __half *, int, int, cudaStream_t);
@@ -214,6 +339,21 @@ void check(const __half *x, const __half *W, int n) {
       {"END 3 ROT 1", launch_n32<8, 3, 1>, launch_n32<16, 3, 1>, false},
       {"END 1 ROT 4", launch_n32<8, 1, 4>, launch_n32<16, 1, 4>, false},
   };
+  for (int M : {2, 8, 13, 16}) {  // run 3: x in shared memory, bitwise v19's y
+    CK(cudaMemset(y0, 0xff, count * 2));
+    CK((cudaError_t)rl_gemv(19, x, W, y0, nullptr, M, n, n, 0));
+    CK(cudaDeviceSynchronize());
+    for (bool mc : {false, true}) {
+      CK(cudaMemset(y1, 0xff, count * 2));
+      const Launch l = M <= 8 ? (mc ? launch_n32mc<8, true> : launch_n32mc<8, false>)
+                              : (mc ? launch_n32mc<16, true> : launch_n32mc<16, false>);
+      l(x, W, y1, M, n, 0);
+      CK(cudaDeviceSynchronize());
+      probe_require_equal(std::string(mc ? "x multicast" : "x in smem") +
+                              " vs rl_gemv v19, M = " + std::to_string(M),
+                          y0, y1, (size_t)M * n);
+    }
+  }
   for (int M : {2, 8, 13, 16}) {
     CK(cudaMemset(y0, 0xff, count * 2));
     CK((cudaError_t)rl_gemv(18, x, W, y0, nullptr, M, n, n, 0));
@@ -259,14 +399,21 @@ int main() {
                              : launch_n32<16, END, ROT, OPT>)(x[i], W[i], y, M, n, st);          \
                    }})
     // Run 1 (n32-end/run1.txt) also timed v18's end copy, the tree (END 3) and ROT 2 / 4:
-    // the tree 0.3-0.5 us slower than END 2, every ROT 1.3-1.6 us slower than ROT 1.
-    N32(0, 1, 0, "no end");
-    N32(2, 1, 0, "one-pass end");
-    N32(4, 1, 0, "one-pass end, own entry in registers");
+    // the tree 0.3-0.5 us slower than END 2, every ROT 1.3-1.6 us slower than ROT 1. Run 2
+    // (run2.txt) the ends 2 / 4 and OPT 1 / 2 (v19 = END 4 + OPT 1). Run 3: x in smem.
+    cases.push_back({"product gemv v19, M=" + std::to_string(M), [=](int i, cudaStream_t st) {
+                       CK((cudaError_t)rl_gemv(19, x[i], W[i], y, nullptr, M, n, n, st));
+                     }});
     N32(0, 1, 1, "no end, W with L2::256B");
-    N32(2, 1, 1, "one-pass end, W with L2::256B");
-    N32(0, 1, 2, "no end, x L1::no_allocate");
-    N32(2, 1, 2, "one-pass end, x L1::no_allocate");
+    cases.push_back({"x in smem (bulk copies), M=" + std::to_string(M), [=](int i, cudaStream_t st) {
+                       (M <= 8 ? launch_n32mc<8, false> : launch_n32mc<16, false>)(x[i], W[i], y, M,
+                                                                                   n, st);
+                     }});
+    cases.push_back({"x multicast in (1, 2) clusters, M=" + std::to_string(M),
+                     [=](int i, cudaStream_t st) {
+                       (M <= 8 ? launch_n32mc<8, true> : launch_n32mc<16, true>)(x[i], W[i], y, M,
+                                                                                 n, st);
+                     }});
 #undef N32
     for (int run = 0; run < 2; ++run) probe_run(cases, buf.sets, (double)bytes, s);
   }

@@ -377,15 +377,6 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
       xp[r] += kSlabWarps * UR;
     }
   };
-  const auto compute_half = [&](const uint2(&w)[2][4], int h2) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-      for (int h = 0; h < XR; ++h) {
-        const uint4 v = xa[h][h2];
-        wa_group_compute(wacc[h], w[j], j == 0 ? make_uint2(v.x, v.y) : make_uint2(v.z, v.w));
-      }
-  };
 #pragma unroll
   for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
   if (cntu > 0) {
@@ -394,13 +385,13 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   }
   for (int u = 0; u < cntu; ++u) {
     load_half(wb[1], 1);
-    compute_half(wb[0], 0);
+    n32_compute_half<XR>(wacc, wb[0], xa, 0);
     if (u + 1 < cntu) {
       off += step;
       load_half(wb[0], 0);
       load_x(xb);
     }
-    compute_half(wb[1], 1);
+    n32_compute_half<XR>(wacc, wb[1], xa, 1);
 #pragma unroll
     for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
   }
