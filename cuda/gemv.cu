@@ -1836,8 +1836,9 @@ bool launch_n32(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
   if (plan != kSlabMmaCluster || rows < 2 || K % kN32UnitK != 0 || (uintptr_t)x % 16 != 0)
     return false;
   const unsigned grid = (unsigned)rl_ceil_div(N, kN32Cols);
-  const auto kernel = bucket(rows) <= 8 ? (v19 ? gemv_slab_n32<8, true> : gemv_slab_n32<8, false>)
-                                        : (v19 ? gemv_slab_n32<16, true> : gemv_slab_n32<16, false>);
+  const bool small = bucket(rows) <= 8;
+  const auto kernel = v19 ? (small ? gemv_slab_n32<8, true> : gemv_slab_n32<16, true>)
+                          : (small ? gemv_slab_n32<8, false> : gemv_slab_n32<16, false>);
   kernel<<<grid, kSlabThreads, 0, s>>>(x, W, y, rows, N, K);
   return true;
 }

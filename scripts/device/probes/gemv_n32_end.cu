@@ -318,8 +318,9 @@ void launch_n32mc(const __half *x, const __half *W, __half *y, int M, int n, cud
 
 using Launch = void (*)(const __half *, const __half *, __half *, int, int, cudaStream_t);
 
-// Every copy against rl_gemv v18 on random data at M = 2, 8, 13, 16: bitwise where the order
-// of the sums is v18's (ROT 1, END 1 / 2), within fp16 rounding otherwise.
+// On random data at M = 2, 8, 13, 16: the x-in-smem kernels against rl_gemv v19 (bitwise),
+// then every copy of v18's loop against rl_gemv v18: bitwise where the order of the sums is
+// v18's (ROT 1; END 1, 2, 4), within fp16 rounding otherwise.
 void check(const __half *x, const __half *W, int n) {
   __half *y0, *y1;
   const size_t count = (size_t)16 * n;
@@ -405,7 +406,8 @@ int main() {
                        CK((cudaError_t)rl_gemv(19, x[i], W[i], y, nullptr, M, n, n, st));
                      }});
     N32(0, 1, 1, "no end, W with L2::256B");
-    cases.push_back({"x in smem (bulk copies), M=" + std::to_string(M), [=](int i, cudaStream_t st) {
+    cases.push_back({"x in smem (bulk copies), M=" + std::to_string(M),
+                     [=](int i, cudaStream_t st) {
                        (M <= 8 ? launch_n32mc<8, false> : launch_n32mc<16, false>)(x[i], W[i], y, M,
                                                                                    n, st);
                      }});
