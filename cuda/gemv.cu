@@ -1188,6 +1188,48 @@ __device__ __forceinline__ void n32_compute_half(WaAcc (&wacc)[XR], const uint2 
     }
 }
 
+// v18's end, first half: every warp's sums of the rows below M into red[] (lane t of half h
+// holds rows 8h + 2t, 8h + 2t + 1), then the barrier.
+template <int MB>
+__device__ __forceinline__ void n32_red_store(const WaAcc (&wacc)[MB / 8],
+                                              float (*red)[32][MB + 1], int M) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;
+#pragma unroll
+  for (int h = 0; h < MB / 8; ++h)
+    if (8 * h + 2 * t < M)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
+  __syncthreads();
+}
+
+// v18's end: red[] summed over the 16 warps into part[m * 32 + col], a second barrier, the store.
+template <int MB>
+__device__ __forceinline__ void n32_end_parts(const WaAcc (&wacc)[MB / 8],
+                                              float (*red)[32][MB + 1], float *part, __half *y,
+                                              int M, int N, int n0) {
+  n32_red_store<MB>(wacc, red, M);
+#pragma unroll
+  for (int h = 0; h < MB / 8; ++h) {
+    const int T = min(4, max(0, (M - 8 * h + 1) / 2));  // lanes t < T hold rows below M
+    // Entry e: g fastest, then jj (i, q), then t, so that a warp's reads hit 32 banks.
+    for (int e = threadIdx.x; e < T * 64; e += kSlabThreads) {
+      const int gg = e % 8, jj = e / 8 % 8, tt = e / 64;
+      float v = 0.0f;
+#pragma unroll
+      for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
+      const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
+      part[m * kN32Cols + col] = v;
+    }
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < M * kN32Cols; e += kSlabThreads) {
+    const int m = e / kN32Cols, col = n0 + e % kN32Cols;
+    if (col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
+  }
+}
+
 // V19's end (see above): red[] holds every warp's entries but each lane's own (entry `warp`).
 template <int MB>
 __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
@@ -1279,37 +1321,10 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 #pragma unroll
     for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
   }
-  if constexpr (V19) {
+  if constexpr (V19)
     n32_end_own<MB>(wacc, red, y, M, N, n0);
-  } else {
-    // The 16 warps' sums of the rows below M: lane t of half h holds rows 8h + 2t, 8h + 2t + 1.
-#pragma unroll
-    for (int h = 0; h < XR; ++h)
-      if (8 * h + 2 * t < M)
-#pragma unroll
-        for (int i = 0; i < 2; ++i)
-#pragma unroll
-          for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
-    __syncthreads();
-#pragma unroll
-    for (int h = 0; h < XR; ++h) {
-      const int T = min(4, max(0, (M - 8 * h + 1) / 2));  // lanes t < T hold rows below M
-      // Entry e: g fastest, then jj (i, q), then t, so that a warp's reads hit 32 banks.
-      for (int e = threadIdx.x; e < T * 64; e += kSlabThreads) {
-        const int gg = e % 8, jj = e / 8 % 8, tt = e / 64;
-        float v = 0.0f;
-#pragma unroll
-        for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
-        const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
-        part[m * kN32Cols + col] = v;
-      }
-    }
-    __syncthreads();
-    for (int e = threadIdx.x; e < M * kN32Cols; e += kSlabThreads) {
-      const int m = e / kN32Cols, col = n0 + e % kN32Cols;
-      if (col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
-    }
-  }
+  else
+    n32_end_parts<MB>(wacc, red, part, y, M, N, n0);
 }
 
 // ---------------------------------------------------------------- TMA slabs: up to 64 rows

@@ -32,67 +32,40 @@
 
 namespace {
 
-// END 1 / 2 / 3 / 4 (see the header): red[] holds the 16 warps' sums, part[] is END 1's.
+// END 1 / 2 / 3 / 4 (see the header); 1 and 4 are the product's ends (v18's, v19's).
 template <int MB, int END>
 __device__ __forceinline__ void n32_end(const WaAcc (&wacc)[MB / 8], float (*red)[32][MB + 1],
                                         float *part, __half *y, int M, int N, int n0) {
-  constexpr int XR = MB / 8;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;
-  if constexpr (END == 4) {  // what became v19's end (the product's own copy)
+  if constexpr (END == 4) {
     n32_end_own<MB>(wacc, red, y, M, N, n0);
-  } else {
+  } else if constexpr (END == 1) {
+    n32_end_parts<MB>(wacc, red, part, y, M, N, n0);
+  } else {  // one output per thread (MB x 32 <= 512 threads), whole warps alike
+    n32_red_store<MB>(wacc, red, M);
+    const int e = threadIdx.x;
+    if (e >= MB * 32) return;
+    const int gg = e % 8, jj = e / 8 % 8, tt = e / 64 % 4, h = e / 256;
+    const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
+    float v = 0.0f;
+    if (m < M) {
+      if constexpr (END == 2) {
 #pragma unroll
-    for (int h = 0; h < XR; ++h)
-      if (8 * h + 2 * t < M)
+        for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
+      } else {
+        float a[kSlabWarps];
 #pragma unroll
-        for (int i = 0; i < 2; ++i)
+        for (int w = 0; w < kSlabWarps; ++w) a[w] = red[w][4 * gg + tt][h * 8 + jj];
 #pragma unroll
-          for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
-    __syncthreads();
-    if constexpr (END == 1) {  // v18's
+        for (int d = kSlabWarps / 2; d >= 1; d /= 2)
 #pragma unroll
-      for (int h = 0; h < XR; ++h) {
-        const int T = min(4, max(0, (M - 8 * h + 1) / 2));
-        for (int e = threadIdx.x; e < T * 64; e += kSlabThreads) {
-          const int gg = e % 8, jj = e / 8 % 8, tt = e / 64;
-          float v = 0.0f;
-#pragma unroll
-          for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
-          const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
-          part[m * 32 + col] = v;
-        }
+          for (int w = 0; w < d; ++w) a[w] += a[w + d];
+        v = a[0];
       }
-      __syncthreads();
-      for (int e = threadIdx.x; e < M * 32; e += kSlabThreads) {
-        const int m = e / 32, col = n0 + e % 32;
-        if (col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
-      }
-    } else {  // one output per thread (MB x 32 <= 512 threads), whole warps alike
-      const int e = threadIdx.x;
-      if (e >= MB * 32) return;
-      const int gg = e % 8, jj = e / 8 % 8, tt = e / 64 % 4, h = e / 256;
-      const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
-      float v = 0.0f;
-      if (m < M) {
-        if constexpr (END == 2) {
-#pragma unroll
-          for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
-        } else {
-          float a[kSlabWarps];
-#pragma unroll
-          for (int w = 0; w < kSlabWarps; ++w) a[w] = red[w][4 * gg + tt][h * 8 + jj];
-#pragma unroll
-          for (int d = kSlabWarps / 2; d >= 1; d /= 2)
-#pragma unroll
-            for (int w = 0; w < d; ++w) a[w] += a[w + d];
-          v = a[0];
-        }
-      }
-      // Column col + 1 (jj ^ 2) is lane ^ 16's: the even column stores both.
-      const float o = __shfl_xor_sync(0xffffffffu, v, 16);
-      if (m < M && (jj & 2) == 0 && n0 + col < N)
-        *reinterpret_cast<__half2 *>(y + (size_t)m * N + n0 + col) = __floats2half2_rn(v, o);
     }
+    // Column col + 1 (jj ^ 2) is lane ^ 16's: the even column stores both.
+    const float o = __shfl_xor_sync(0xffffffffu, v, 16);
+    if (m < M && (jj & 2) == 0 && n0 + col < N)
+      *reinterpret_cast<__half2 *>(y + (size_t)m * N + n0 + col) = __floats2half2_rn(v, o);
   }
 }
 

@@ -24,14 +24,15 @@
 //        8 (9..16 rows, MB 8; after report S) no K split: CTA (b, r) takes rows 8r .. 8r + 7
 //        of x over all of K, no cluster, each W byte read by both CTAs of a slab (the second
 //        from L2 at best): no exchange, no x read twice per CTA, the 8-row end
-// Another loop (its own kernel below, checked bitwise against rl_gemv v18): 32-column slabs
-// over all of K without a cluster (xp32: no exchange, half the sums per lane; it became GEMV
-// v18). The pieces 3 / 4 / 5 and the bulk copy were timed in earlier
+// Another loop, 32-column slabs over all of K without a cluster (xp32: no exchange, half the
+// sums per lane; it became GEMV v18), was timed here through XP8; its copy now lives in
+// gemv_n32_end.cu (n32 with END 0 / 1, ROT 1, OPT 0), in 2640307's form here. The pieces
+// 3 / 4 / 5 and the bulk copy were timed in earlier
 // runs, and so was a kernel of 8 warps walking units of 64 rows (half the sums to reduce; the
 // walk 0.55 us slower; in cb2e562), since taken out (docs/results/h200/dev-2026-12-01/xp-parts/).
 // The kernels of xp6 and xp7 (after v18: v18's loads alone, 16-byte loads traded in lane
 // pairs, whole x sectors per load, two other ends) are in 37fe761's probe, since taken out.
-// After report S (xp8): RED 8 at 16 rows, the only timed list now.
+// After report S (xp8): RED 8 at 16 rows, the only timed list now (xp32's line: gemv_n32_end).
 // Usage: gemv_xp_parts [N]  (N = K, default 4096: the cluster form, as the product runs it)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
@@ -293,128 +294,6 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   }
 }
 
-// The candidate without the exchange (the 8-warp kernel of the fourth run walked 0.55 us
-// slower, so the volume cannot shrink that way; the exchange and the cluster start cost ~0.5 us
-// of the end):
-// 32-column slabs over all of K, N / 32 CTAs of 16 warps, no cluster. Lane (g, t) loads 8
-// bytes (columns 4g .. 4g + 3) of rows 16t .. 16t + 15 of a 64-row unit, four groups of 4
-// rows; 2 MMAs per group and half of x (i = 0, 1 of v17's 4), so a lane holds 8 sums per half
-// of x instead of 16, and the bytes in flight stay v17's (2 half-units x 8 loads x 8 B).
-// XP5 ran it with an end over every row; the kernel below has v18's (END 1).
-// v18's end (gemv_slab_n32's): the 16 warps' sums of the rows below M through red[] and
-// part[], then the store.
-template <int MB>
-__device__ __forceinline__ void n32_end(const WaAcc (&wacc)[MB / 8], float (*red)[32][MB + 1],
-                                        float *part, __half *y, int M, int N, int n0) {
-  constexpr int XR = MB / 8;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;
-#pragma unroll
-  for (int h = 0; h < XR; ++h)
-    if (8 * h + 2 * t < M)
-#pragma unroll
-      for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
-  __syncthreads();
-#pragma unroll
-  for (int h = 0; h < XR; ++h) {
-    const int T = min(4, max(0, (M - 8 * h + 1) / 2));
-    for (int e = threadIdx.x; e < T * 64; e += kSlabThreads) {
-      const int gg = e % 8, jj = e / 8 % 8, tt = e / 64;
-      float v = 0.0f;
-#pragma unroll
-      for (int w = 0; w < kSlabWarps; ++w) v += red[w][4 * gg + tt][h * 8 + jj];
-      const int m = 8 * h + 2 * tt + (jj & 1), col = 4 * gg + 2 * (jj / 4) + (jj % 4 >> 1);
-      part[m * 32 + col] = v;
-    }
-  }
-  __syncthreads();
-  for (int e = threadIdx.x; e < M * 32; e += kSlabThreads) {
-    const int m = e / 32, col = n0 + e % 32;
-    if (col < N) y[(size_t)m * N + col] = __float2half_rn(part[e]);
-  }
-}
-
-// xp32<MB, END>: the 32-column loop (XP5; v18's) with END 0 (no end: timing only) or 1
-// (v18's end: bitwise v18's y).
-template <int MB, int END>
-__global__ void __launch_bounds__(kSlabThreads, 1)
-    xp32(const __half *x, const __half *W, __half *y, int M, int N, int K) {
-  constexpr int XR = MB / 8, UR = 64, LR = 16;
-  __shared__ float red[kSlabWarps][32][MB + 1];
-  __shared__ float part[END ? MB * 32 : 1];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int g = lane >> 2, t = lane & 3;
-  const int n0 = blockIdx.x * 32;
-  const int n = min(n0 + g * 4, N - 4);
-  const int units = K / UR;
-  const int cntu = warp < units ? (units - warp + kSlabWarps - 1) / kSlabWarps : 0;
-  const size_t step = (size_t)kSlabWarps * UR * N;
-  const __half *w0 = W + (size_t)(warp * UR + LR * t) * N + n;
-  const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
-  const __half *xp[XR];
-#pragma unroll
-  for (int r = 0; r < XR; ++r) xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + warp * UR + LR * t;
-  WaAcc wacc[XR] = {};
-  uint2 wb[2][2][4];  // [half-unit][group][row]
-  uint4 xa[XR][2], xb[XR][2];
-  size_t off = 0;
-  const auto load_half = [&](uint2(&w)[2][4], int h2) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const size_t o = off + (size_t)(8 * h2 + 4 * j) * N;
-      w[j][0] = ldg_stream8(w0 + o);
-      w[j][1] = ldg_stream8(w1 + o);
-      w[j][2] = ldg_stream8(w2 + o);
-      w[j][3] = ldg_stream8(w3 + o);
-    }
-  };
-  const auto load_x = [&](uint4(&v)[XR][2]) {
-#pragma unroll
-    for (int r = 0; r < XR; ++r) {
-      v[r][0] = __ldg(reinterpret_cast<const uint4 *>(xp[r]));
-      v[r][1] = __ldg(reinterpret_cast<const uint4 *>(xp[r] + 8));
-      xp[r] += kSlabWarps * UR;
-    }
-  };
-#pragma unroll
-  for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
-  if (cntu > 0) {
-    load_half(wb[0], 0);
-    load_x(xa);
-  }
-  for (int u = 0; u < cntu; ++u) {
-    load_half(wb[1], 1);
-    n32_compute_half<XR>(wacc, wb[0], xa, 0);
-    if (u + 1 < cntu) {
-      off += step;
-      load_half(wb[0], 0);
-      load_x(xb);
-    }
-    n32_compute_half<XR>(wacc, wb[1], xa, 1);
-#pragma unroll
-    for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
-  }
-  if constexpr (END == 0) {  // every lane its own sums (racing stores): timing only
-    float f[4] = {};
-#pragma unroll
-    for (int h = 0; h < XR; ++h)
-#pragma unroll
-      for (int j = 0; j < 8; ++j) f[j % 4] += wacc[h].v[j / 4][j % 4];
-    uint2 v;
-    v.x = pack_half2(__float2half_rn(f[0]), __float2half_rn(f[1]));
-    v.y = pack_half2(__float2half_rn(f[2]), __float2half_rn(f[3]));
-    if (t == 0) *reinterpret_cast<uint2 *>(y + (size_t)n) = v;
-  } else {
-    n32_end<MB>(wacc, red, part, y, M, N, n0);
-  }
-}
-template <int MB, int END>
-void launch_xp32(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
-  xp32<MB, END><<<n / 32, kSlabThreads, 0, st>>>(x, W, y, M, n, n);
-  CK(cudaGetLastError());
-}
-
 template <int MB, bool MMA, bool XL, int RED>
 void launch_parts(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
   static const bool attr = cudaFuncSetAttribute(xp_parts<MB, MMA, XL, RED>,
@@ -463,15 +342,6 @@ void check(const __half *x, const __half *W, int n) {
       probe_require_close("rows split (RED 8) vs rl_gemv v17, M = " + std::to_string(M), y0, y1,
                           (size_t)M * n, 2e-3);
     }
-    {  // v18's loop and end: bitwise v18's y
-      CK(cudaMemset(y0, 0xff, count * 2));
-      CK(cudaMemset(y1, 0xff, count * 2));
-      CK((cudaError_t)rl_gemv(18, x, W, y0, nullptr, M, n, n, 0));
-      (M <= 8 ? launch_xp32<8, 1> : launch_xp32<16, 1>)(x, W, y1, M, n, 0);
-      CK(cudaDeviceSynchronize());
-      probe_require_equal("32 columns (END 1) vs rl_gemv v18, M = " + std::to_string(M), y0,
-                          y1, (size_t)M * n);
-    }
   }
   CK(cudaFree(y0));
   CK(cudaFree(y1));
@@ -512,11 +382,7 @@ int main(int argc, char **argv) {
                    [=](int i, cudaStream_t st) {                                       \
                      launch_parts<MB, MM, XLD, RD>(x[i], W[i], y, M, n, st);            \
                    }})
-#define XP32(MB, RD, NAME)                                                            \
-  cases.push_back({std::string(NAME) + ", M=" + std::to_string(M),                     \
-                   [=](int i, cudaStream_t st) { launch_xp32<MB, RD>(x[i], W[i], y, M, n, st); }})
     PARTS(8, true, true, 8, "rows split: 8 rows per CTA over all of K, no cluster");
-    XP32(16, 0, "32 columns: no reduction");
     for (int run = 0; run < 2; ++run) probe_run(cases, buf.sets, (double)bytes, s);
   }
   return 0;
