@@ -2,8 +2,9 @@
 // v21 and v21's mid-M config (the 128x128 tile of 8 warps split 2 ways over a cluster), plain,
 // fused (bias + tanh GELU) and unfused (GEMM, then the separate bias + GELU kernel), at
 // 128..256 x 4096 x 4096, 500x2040x2056 and 256x4096x8192. Second argument: "pair" (run PS1:
-// the split-K over two clusters of two on the 256x128 and 128x256 tiles) or "push" (run QP:
-// v21's mid-M config with its partial tiles pushed). It includes gemm_gelu.cu to reach the
+// the split-K over two clusters of two on the 256x128 and 128x256 tiles), "push" (run QP:
+// v21's mid-M config with its partial tiles pushed) or "tile" (run MT: 128x64 tiles over all
+// of K, cuBLAS's shape of the problem, on the pipelined kernel). It includes gemm_gelu.cu to reach the
 // fused functor. Checks: every candidate against v21's output by relative Frobenius error, and
 // each run twice on the same inputs, bitwise.
 // Timing: one launch per sample between CUDA events, cold (the launches rotate over kSets
@@ -15,6 +16,14 @@
 #include "../../../cuda/gemm_gelu.cu"
 #include "midm_pair.cuh"
 #include "probe_bench.cuh"
+
+namespace rlg {
+//                          BM  BN  BK  WM  WN  ST async GM minB
+using Cfg64a = TileCfg<128, 64, 64, 32, 32, 4, true, 8, 1>;
+using Cfg64b = TileCfg<128, 64, 64, 32, 32, 8, true, 8, 1>;
+using Cfg64c = TileCfg<128, 64, 32, 32, 32, 8, true, 8, 1>;
+using Cfg64d = TileCfg<128, 64, 64, 64, 32, 6, true, 8, 1>;
+}  // namespace rlg
 
 namespace {
 
@@ -69,7 +78,31 @@ int main(int argc, char **argv) {
          return rc ? rc : rl_bias_gelu(x.c, x.bias, x.c, m, n, 0, s);
        }},
   };
-  if (push) {
+  if (mode == "tile") {
+    // cuBLAS's shape of the problem (NM): 128x64 tiles over all of K, 128 CTAs, no split,
+    // here on the pipelined WMMA kernel (v7's loop) with 8 warps of 32x32 (4 or 8 stages, BK
+    // 64 or 32) or 4 warps of 64x32.
+    cands.push_back({"plain 128x64 8w 32x32 st4", false,
+                     [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
+                       return launch_pipelined_path<Cfg64a>(x.a, x.b, x.c, m, n, k,
+                                                            EpiIdentity{}, s);
+                     }});
+    cands.push_back({"plain 128x64 8w 32x32 st8", false,
+                     [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
+                       return launch_pipelined_path<Cfg64b>(x.a, x.b, x.c, m, n, k,
+                                                            EpiIdentity{}, s);
+                     }});
+    cands.push_back({"plain 128x64 8w 32x32 bk32 st8", false,
+                     [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
+                       return launch_pipelined_path<Cfg64c>(x.a, x.b, x.c, m, n, k,
+                                                            EpiIdentity{}, s);
+                     }});
+    cands.push_back({"plain 128x64 4w 64x32 st6", false,
+                     [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
+                       return launch_pipelined_path<Cfg64d>(x.a, x.b, x.c, m, n, k,
+                                                            EpiIdentity{}, s);
+                     }});
+  } else if (push) {
     cands.push_back({"plain Q x2 push", false,
                      [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
                        return launch_push_splitk<CfgQ, 2>(x.a, x.b, x.c, m, n, k,
