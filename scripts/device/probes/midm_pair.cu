@@ -41,6 +41,14 @@ struct Cand {
   Run run;
 };
 
+// A plain GEMM on the pipelined kernel with config Cfg (the tile mode).
+template <class Cfg>
+Cand pipelined(const char *name) {
+  return {name, false, [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
+            return rlg::launch_pipelined_path<Cfg>(x.a, x.b, x.c, m, n, k, rlg::EpiIdentity{}, s);
+          }};
+}
+
 double rel_err(const std::vector<half> &x, const std::vector<half> &ref) {
   double num = 0, den = 0;
   for (size_t i = 0; i < x.size(); ++i) {
@@ -82,26 +90,10 @@ int main(int argc, char **argv) {
     // cuBLAS's shape of the problem (NM): 128x64 tiles over all of K, 128 CTAs, no split,
     // here on the pipelined WMMA kernel (v7's loop) with 8 warps of 32x32 (4 or 8 stages, BK
     // 64 or 32) or 4 warps of 64x32.
-    cands.push_back({"plain 128x64 8w 32x32 st4", false,
-                     [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
-                       return launch_pipelined_path<Cfg64a>(x.a, x.b, x.c, m, n, k,
-                                                            EpiIdentity{}, s);
-                     }});
-    cands.push_back({"plain 128x64 8w 32x32 st8", false,
-                     [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
-                       return launch_pipelined_path<Cfg64b>(x.a, x.b, x.c, m, n, k,
-                                                            EpiIdentity{}, s);
-                     }});
-    cands.push_back({"plain 128x64 8w 32x32 bk32 st8", false,
-                     [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
-                       return launch_pipelined_path<Cfg64c>(x.a, x.b, x.c, m, n, k,
-                                                            EpiIdentity{}, s);
-                     }});
-    cands.push_back({"plain 128x64 4w 64x32 st6", false,
-                     [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
-                       return launch_pipelined_path<Cfg64d>(x.a, x.b, x.c, m, n, k,
-                                                            EpiIdentity{}, s);
-                     }});
+    cands.push_back(pipelined<Cfg64a>("plain 128x64 8w 32x32 st4"));
+    cands.push_back(pipelined<Cfg64b>("plain 128x64 8w 32x32 st8"));
+    cands.push_back(pipelined<Cfg64c>("plain 128x64 8w 32x32 bk32 st8"));
+    cands.push_back(pipelined<Cfg64d>("plain 128x64 4w 64x32 st6"));
   } else if (push) {
     cands.push_back({"plain Q x2 push", false,
                      [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
