@@ -1,0 +1,161 @@
+// Part of cuda/gemv.cu, which includes it after its shared constants and the parts before
+// it (whose kernels and helpers this one builds on): the TMA slabs' host side: the tensor maps (cached) and their launch.
+namespace {
+
+// ---- TMA slabs (GEMV v12, HGEMM v16): tensor maps and the launch.
+// cuTensorMapEncodeTiled from the driver the runtime loaded (no link to libcuda); null when
+// this driver has none.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void *f = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      f = nullptr;
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+// Whether the TMA slabs can run: compute capability 9.x (their SASS is sm_90a; elsewhere the
+// compute_80 PTX would JIT the trapping stub) and a driver with the tensor-map encoder.
+bool tma_capable() {
+  static const bool yes = [] {
+    int dev = 0, major = 0;
+    return cudaGetDevice(&dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
+               cudaSuccess &&
+           major == 9 && tensor_map_encoder() != nullptr;
+  }();
+  return yes;
+}
+
+// A row-major fp16 matrix (rows x cols) as a 2-D tensor map with (box_cols x box_rows) boxes,
+// 128-byte swizzle, zero fill outside. Encoding is host work inside a timed launch, so the
+// maps of the last few (pointer, shape, box) are kept: a benchmark that rotates over buffer
+// sets encodes each once.
+bool tensor_map(CUtensorMap *out, const void *ptr, int rows, int cols, int box_cols,
+                int box_rows) {
+  struct Entry {
+    const void *ptr;
+    int rows, cols, box_cols, box_rows;
+    CUtensorMap map;
+  };
+  constexpr int kEntries = 32;
+  static std::mutex mu;
+  static Entry cache[kEntries];
+  static int used = 0, next = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  for (int i = 0; i < used; ++i) {
+    const Entry &e = cache[i];
+    if (e.ptr == ptr && e.rows == rows && e.cols == cols && e.box_cols == box_cols &&
+        e.box_rows == box_rows) {
+      *out = e.map;
+      return true;
+    }
+  }
+  const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+  const cuuint64_t strides[1] = {(cuuint64_t)cols * 2};
+  const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows}, estr[2] = {1, 1};
+  CUtensorMap m;
+  if (tensor_map_encoder()(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(ptr),
+                           dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    return false;
+  Entry &e = cache[next];
+  e = Entry{ptr, rows, cols, box_cols, box_rows, m};
+  next = (next + 1) % kEntries;
+  if (used < kEntries) ++used;
+  *out = m;
+  return true;
+}
+
+template <int R, bool CLUSTER, int PUSH = 0, bool STAGEB = false>
+cudaError_t launch_tma(const CUtensorMap &wm, const CUtensorMap &xm, __half *y, int M, int N,
+                       int K, SlabEpi epi, cudaStream_t s) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
+                                               kTmaThreads, kTmaSmem<R>, CLUSTER ? 2 : 1, s,
+                                               &attr);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_tma<R, CLUSTER, kTmaDepth, PUSH, STAGEB>, wm, xm, y,
+                            M, N, K, epi);
+}
+
+// The smem attributes of the R-tile kernels, set once.
+template <int R>
+bool tma_attrs() {
+  return slab_attr<&gemv_slab_tma<R, false>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, false, kTmaDepth, false, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, 2>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, 2, true>>(kTmaSmem<R>);
+}
+
+// (1, 2) clusters of the R-tile kernel resident at once.
+template <int R>
+int tma_max_clusters() {
+  if (!tma_attrs<R>()) return 0;
+  const int v = cached_active_clusters<&gemv_slab_tma<R, true>, kTmaThreads, kTmaSmem<R>>(2);
+  return v > 0 ? v : 0;
+}
+
+// The TMA slab launch for `rows` = M <= 64 rows of x when it applies (a slab grid of half to
+// one wave, with a (1, 2) cluster below that); *launched says whether it did. stageb: the
+// kernel that stages the bias in shared memory (HGEMM v19; with push only).
+template <int R>
+int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
+               long long max_work, int push, bool stageb, cudaStream_t s, bool *launched) {
+  if (!tma_attrs<R>()) return 0;
+  const int sms = rl_sm_count();
+  const long long tiles = tiles_for(N);
+  const auto fits = [&](long long blocks) { return 2 * blocks >= sms && blocks <= sms; };
+  const bool direct = fits(tiles);
+  if (!direct && !(fits(2 * tiles) && tma_max_clusters<R>() >= tiles)) return 0;
+  if ((long long)R * (direct ? K : (K + 1) / 2) > max_work) return 0;
+  CUtensorMap wm, xm;
+  if (!tensor_map(&wm, W, K, N, kTileN, kTmaStageK) || !tensor_map(&xm, x, M, K, 64, 16 * R))
+    return 0;
+  *launched = true;
+  cudaError_t e;
+  if (stageb && push)
+    e = direct      ? launch_tma<R, false, 0, true>(wm, xm, y, M, N, K, epi, s)
+        : push == 2 ? launch_tma<R, true, 2, true>(wm, xm, y, M, N, K, epi, s)
+                    : launch_tma<R, true, 1, true>(wm, xm, y, M, N, K, epi, s);
+  else
+    e = direct      ? launch_tma<R, false>(wm, xm, y, M, N, K, epi, s)
+        : push == 2 ? launch_tma<R, true, 2>(wm, xm, y, M, N, K, epi, s)
+        : push      ? launch_tma<R, true, 1>(wm, xm, y, M, N, K, epi, s)
+                    : launch_tma<R, true>(wm, xm, y, M, N, K, epi, s);
+  const int st = rl_launch_status();
+  return e != cudaSuccess ? (int)e : st;
+}
+
+// Whether the TMA slabs take this shape at all (before any query): 2..64 rows, 16-byte
+// strides and bases for the tensor maps, a capable device.
+bool tma_shape_ok(const void *x, const void *W, int M, int N, int K) {
+  return M >= 2 && M <= kTmaMaxRows && N % 8 == 0 && K % 8 == 0 &&
+         (uintptr_t)x % 16 == 0 && (uintptr_t)W % 16 == 0 && tma_capable();
+}
+
+// max_work: the most m-tiles x rows of K one CTA may take (the HGEMM's limit, below); push:
+// 1 or 2, a cluster pushes its partial sums (slab_store_tile's PUSH); stageb: as tma_launch.
+int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                    SlabEpi epi, long long max_work, int push, bool stageb, cudaStream_t s,
+                    bool *launched) {
+  *launched = false;
+  if (!tma_shape_ok(x, W, M, N, K)) return 0;
+  switch ((M + 15) / 16) {
+    case 1: return tma_launch<1>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+    case 2: return tma_launch<2>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+    case 3: return tma_launch<3>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+    default: return tma_launch<4>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+  }
+}
+
+}  // namespace
