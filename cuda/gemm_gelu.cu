@@ -3,7 +3,7 @@
 // Both compute gelu(x + bias) in fp32 and round to fp16 once; the fused epilogue's tanh form
 // uses the hardware tanh (rl_gelu_fused), the standalone kernel the exact form (rl_gelu).
 #include "gelu.cuh"
-#include "hgemm_tile.cuh"
+#include "hgemm_dispatch.cuh"
 
 namespace {
 

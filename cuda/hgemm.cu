@@ -1,6 +1,6 @@
 // HGEMM on Tensor Cores through WMMA: C = A . B, the tile machinery of hgemm_tile.cuh with an
 // identity epilogue.
-#include "hgemm_tile.cuh"
+#include "hgemm_dispatch.cuh"
 
 namespace {
 

@@ -25,7 +25,7 @@
 // 2. push_splitk_kernel: v21's cluster split-K (cluster_splitk_kernel) with the partial tiles
 // pushed instead of pulled (see there).
 #pragma once
-#include "hgemm_tile.cuh"
+#include "hgemm_dispatch.cuh"
 
 namespace rlg {
 

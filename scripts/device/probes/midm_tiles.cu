@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "hgemm_tile.cuh"
+#include "hgemm_dispatch.cuh"
 
 namespace rlg {
 
