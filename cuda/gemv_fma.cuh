@@ -1,6 +1,7 @@
-// Part of cuda/gemv.cu, which includes it after its shared constants and the parts before
-// it (whose kernels and helpers this one builds on): v1 (a thread per output), the scalar-column fallback, the helpers v2..v6 share (W loads
+// GEMV v1 (a thread per output), the scalar-column fallback, the helpers v2..v6 share (W loads
 // that skip L1, K splits, the split-K finish) and the FMA path (v2, v3).
+// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// whose kernels and helpers it builds on.
 namespace {
 
 // ---------------------------------------------------------------- v1

@@ -1,6 +1,7 @@
-// Part of cuda/gemv.cu, which includes it after its shared constants and the parts before
-// it (whose kernels and helpers this one builds on): the register slabs (v8..v11, and the loops of v13..v17): a 512-thread block streams all
-// of K (or half of it in a (1, 2) cluster) for 64 columns, W in registers.
+// GEMV's register slabs (v8..v11, and the loops of v13..v17): a 512-thread block streams all of K
+// (or half of it in a (1, 2) cluster) for 64 columns, W in registers.
+// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// whose kernels and helpers it builds on.
 namespace {
 
 // ---------------------------------------------------------------- v8: slabs
@@ -162,8 +163,9 @@ __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, in
 
 // One row of x. With LPR = kSlabLanesPerRow, lane (c, r) = (tid % LPR, tid / LPR) owns columns
 // n0 + 8c .. +8 and rows kb + r, kb + r + RPP, ... of the block's K range (RPP = 512 / LPR rows
-// per pass; a warp load covers 32 / LPR rows x 16 LPR contiguous bytes). Loads for the next kSlabU rows are issued
-// before the current ones are multiplied, so 2 kSlabU x 16 B per lane stay in flight.
+// per pass; a warp load covers 32 / LPR rows x 16 LPR contiguous bytes). Loads for the next
+// kSlabU rows are issued before the current ones are multiplied, so 2 kSlabU x 16 B per lane
+// stay in flight.
 // CLUSTER: the two CTAs of a (1, 2) cluster take the two halves of K and each writes half of
 // the slab from both partial sums (DSMEM).
 __host__ __device__ constexpr int slab1_split_begin(int K, int S, int rank) {

@@ -1,5 +1,6 @@
-// Part of cuda/gemv.cu, which includes it after its shared constants and the parts before
-// it (whose kernels and helpers this one builds on): the TMA slabs' host side: the tensor maps (cached) and their launch.
+// The host side of GEMV's TMA slabs: the tensor maps (cached) and their launch.
+// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// whose kernels and helpers it builds on.
 namespace {
 
 // ---- TMA slabs (GEMV v12, HGEMM v16): tensor maps and the launch.

@@ -1,6 +1,7 @@
-// Part of cuda/gemv.cu, which includes it after its shared constants and the parts before
-// it (whose kernels and helpers this one builds on): the TMA slabs (v12 at 9..16 rows; the HGEMM's v16 at 9..64): W and x through a ring
-// of shared memory filled by cp.async.bulk.tensor.
+// GEMV's TMA slabs (v12 at 9..16 rows; the HGEMM's v16 at 9..64): W and x through a ring of
+// shared memory filled by cp.async.bulk.tensor.
+// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// whose kernels and helpers it builds on.
 namespace {
 
 // ---------------------------------------------------------------- TMA slabs: up to 64 rows
