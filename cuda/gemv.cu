@@ -80,7 +80,7 @@ constexpr int kMmaUnroll = MB == 16 ? 3 : 4;  // groups of 16 rows per loop step
 
 }  // namespace
 
-// The variant families, one file each, in the order they build on each other.
+// The kernels by variant family, then their host side, in the order they build on each other.
 #include "gemv_fma.cuh"
 #include "gemv_mma.cuh"
 #include "gemv_reg_slabs.cuh"
