@@ -327,12 +327,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // == 0): their operands are loaded once, here, so the L2 latency overlaps the parking.
   const int c = (threadIdx.x % SC::kChunksPerRow) * 8;
   float op[8];
-  if constexpr (STAGE) {  // landed and published by drain()
-#pragma unroll
-    for (int i = 0; i < 8; ++i) op[i] = epi.prep(__half2float(ops[c + i]));
-  } else {
-    load_col_operand8(epi, tn * Cfg::BN + c, N, op);
-  }
+  col_operand8_after_loop<STAGE>(epi, ops, tn * Cfg::BN, c, N, op);  // STAGE: by drain()
 
   float *part = reinterpret_cast<float *>(smem_raw);
 #pragma unroll

@@ -328,6 +328,21 @@ __device__ __forceinline__ void load_col_operand8(const Epi &epi, int col, int N
   }
 }
 
+// A thread's operands of block columns c .. c + 7 (c % 8 == 0), prepared, after a split-K
+// kernel's main loop: from the copy staged in shared memory at ops (STAGE; landed and
+// published by the loop's barriers) or from memory (block columns start at col0).
+template <bool STAGE, class Epi>
+__device__ __forceinline__ void col_operand8_after_loop(const Epi &epi, const half *ops,
+                                                        int col0, int c, int N,
+                                                        float (&op)[8]) {
+  if constexpr (STAGE) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) op[i] = epi.prep(__half2float(ops[c + i]));
+  } else {
+    load_col_operand8(epi, col0 + c, N, op);
+  }
+}
+
 // Register epilogue: acc = epi(acc, operand of its column) for this warp's tile, whose WN
 // columns of the operand start at ops. WMMA leaves which (row, col) a fragment element holds
 // unspecified, so the warp learns it: a 16x16 tile whose entries are their own column index,

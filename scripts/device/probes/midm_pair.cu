@@ -4,14 +4,15 @@
 // 128..256 x 4096 x 4096, 500x2040x2056 and 256x4096x8192. Second argument: "pair" (run PS1:
 // the split-K over two clusters of two on the 256x128 and 128x256 tiles), "push" (run QP:
 // v21's mid-M config with its partial tiles pushed) or "tile" (run MT: 128x64 tiles over all
-// of K, cuBLAS's shape of the problem, on the pipelined kernel). It includes gemm_gelu.cu to reach the
-// fused functor. Checks: every candidate against v21's output by relative Frobenius error, and
+// of K, cuBLAS's shape of the problem, on the pipelined kernel); third: how many of the shapes
+// (all five by default). It includes gemm_gelu.cu to reach the fused functor. Checks: every candidate against v21's output by relative Frobenius error, and
 // each run twice on the same inputs, bitwise.
 // Timing: one launch per sample between CUDA events, cold (the launches rotate over kSets
 // buffer sets, > 3x L2), candidates interleaved round by round, medians with p10 / p90.
 // Built by scripts/device/probes/build.sh; run by scripts/device/midm-pair.sh.
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 #include "../../../cuda/gemm_gelu.cu"
 #include "midm_pair.cuh"
@@ -70,6 +71,10 @@ int main(int argc, char **argv) {
   // candidate runs right after itself (a launch after its own kernel measured ~0.5 us faster,
   // A3). PS1 ("pair") also timed v21's mid-M config forced, each right after v21 (the same
   // kernel at its shapes): read those against each other, not against the rest.
+  if (mode != "push" && mode != "pair" && mode != "tile") {
+    std::fprintf(stderr, "midm_pair: mode must be push, pair or tile (got %s)\n", mode.c_str());
+    return 2;
+  }
   const bool push = mode == "push";
   std::vector<Cand> cands = {
       {"plain v21", false,
@@ -111,7 +116,7 @@ int main(int argc, char **argv) {
                                                                   EpiIdentity{}, s);
                        return rc ? rc : rl_bias_gelu(x.c, x.bias, x.c, m, n, 0, s);
                      }});
-  } else {
+  } else {  // "pair"
     cands.push_back({"plain Q x2 (v21 mid-M)", false,
                      [](const Bufs &x, int m, int n, int k, cudaStream_t s) {
                        return launch_cluster_splitk<CfgQ, 2>(x.a, x.b, x.c, m, n, k,
@@ -164,7 +169,7 @@ int main(int argc, char **argv) {
   CK(cudaEventCreate(&e1));
   CK(cudaStreamSynchronize(st));
   bool all_ok = true;
-  for (int si = 0; si < max_shapes && si < 5; ++si) {
+  for (int si = 0; si < max_shapes && si < (int)std::size(shapes); ++si) {
     const Shape &sh = shapes[si];
     const int M = sh.m, N = sh.n, K = sh.k;
     const size_t outs = (size_t)M * N;

@@ -115,12 +115,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // A thread's chunks all have the same 8 columns (kThreads % kChunksPerRow == 0).
   const int c = (threadIdx.x % SC::kChunksPerRow) * 8;
   float op[8];
-  if constexpr (STAGE) {
-#pragma unroll
-    for (int i = 0; i < 8; ++i) op[i] = epi.prep(__half2float(ops[c + i]));
-  } else {
-    load_col_operand8(epi, tn * Cfg::BN + c, N, op);
-  }
+  col_operand8_after_loop<STAGE>(epi, ops, tn * Cfg::BN, c, N, op);
 
   float *part = reinterpret_cast<float *>(smem_raw);
 #pragma unroll
@@ -306,12 +301,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 
   const int c = (threadIdx.x % SC::kChunksPerRow) * 8;
   float op[8];
-  if constexpr (STAGE) {
-#pragma unroll
-    for (int i = 0; i < 8; ++i) op[i] = epi.prep(__half2float(ops[c + i]));
-  } else {
-    load_col_operand8(epi, tn * Cfg::BN + c, N, op);
-  }
+  col_operand8_after_loop<STAGE>(epi, ops, tn * Cfg::BN, c, N, op);
   const int swap = chunk_swap();
 #pragma unroll 2
   for (int chunk = threadIdx.x; chunk < SC::kChunks; chunk += Cfg::kThreads) {
@@ -319,7 +309,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
 #pragma unroll
     for (int s = 0; s < SPLIT; ++s) {  // fixed rank order: deterministic sums
-      const float4 *p = reinterpret_cast<const float4 *>(inbox + (s * SC::kRows + r) * SC::kLdp + c);
+      const float4 *p =
+          reinterpret_cast<const float4 *>(inbox + (s * SC::kRows + r) * SC::kLdp + c);
       const float4 x = p[swap], y = p[swap ^ 1];
       const float4 l = swap ? y : x, h = swap ? x : y;
       lo.x += l.x; lo.y += l.y; lo.z += l.z; lo.w += l.w;
