@@ -75,6 +75,11 @@ fn main() {
     for a in &list {
         build.flag(format!("-gencode=arch=compute_{a},code=sm_{a}"));
     }
+    // The wgmma kernel (HGEMM v22) exists only in sm_90a code: the host dispatches to it only
+    // when this build carries that code.
+    if list.contains(&"90a") {
+        build.define("RL_SM90A", "1");
+    }
     // PTX for the lowest target, so a GPU newer than every SASS target can still JIT it.
     let lowest = list
         .iter()

@@ -59,6 +59,7 @@
 #include "common.cuh"
 #include "gemv_slab.cuh"
 #include "tma.cuh"
+#include "tma_host.cuh"
 
 namespace cg = cooperative_groups;
 

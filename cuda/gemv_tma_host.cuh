@@ -3,24 +3,7 @@
 // whose kernels and helpers it builds on.
 namespace {
 
-// ---- TMA slabs (GEMV v12, HGEMM v16): tensor maps and the launch.
-// cuTensorMapEncodeTiled from the driver the runtime loaded (no link to libcuda); null when
-// this driver has none.
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void *f = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
-                                         &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      f = nullptr;
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
-  }();
-  return fn;
-}
-
+// ---- TMA slabs (GEMV v12, HGEMM v16): the launch (tensor maps: tma_host.cuh).
 // Whether the TMA slabs can run: compute capability 9.x (their SASS is sm_90a; elsewhere the
 // compute_80 PTX would JIT the trapping stub) and a driver with the tensor-map encoder.
 bool tma_capable() {
@@ -29,50 +12,9 @@ bool tma_capable() {
     return cudaGetDevice(&dev) == cudaSuccess &&
            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
                cudaSuccess &&
-           major == 9 && tensor_map_encoder() != nullptr;
+           major == 9 && rl_tma::tensor_map_encoder() != nullptr;
   }();
   return yes;
-}
-
-// A row-major fp16 matrix (rows x cols) as a 2-D tensor map with (box_cols x box_rows) boxes,
-// 128-byte swizzle, zero fill outside. Encoding is host work inside a timed launch, so the
-// maps of the last few (pointer, shape, box) are kept: a benchmark that rotates over buffer
-// sets encodes each once.
-bool tensor_map(CUtensorMap *out, const void *ptr, int rows, int cols, int box_cols,
-                int box_rows) {
-  struct Entry {
-    const void *ptr;
-    int rows, cols, box_cols, box_rows;
-    CUtensorMap map;
-  };
-  constexpr int kEntries = 32;
-  static std::mutex mu;
-  static Entry cache[kEntries];
-  static int used = 0, next = 0;
-  std::lock_guard<std::mutex> lock(mu);
-  for (int i = 0; i < used; ++i) {
-    const Entry &e = cache[i];
-    if (e.ptr == ptr && e.rows == rows && e.cols == cols && e.box_cols == box_cols &&
-        e.box_rows == box_rows) {
-      *out = e.map;
-      return true;
-    }
-  }
-  const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-  const cuuint64_t strides[1] = {(cuuint64_t)cols * 2};
-  const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows}, estr[2] = {1, 1};
-  CUtensorMap m;
-  if (tensor_map_encoder()(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(ptr),
-                           dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
-    return false;
-  Entry &e = cache[next];
-  e = Entry{ptr, rows, cols, box_cols, box_rows, m};
-  next = (next + 1) % kEntries;
-  if (used < kEntries) ++used;
-  *out = m;
-  return true;
 }
 
 template <int R, bool CLUSTER, int PUSH = 0, bool STAGEB = false>
@@ -120,7 +62,8 @@ int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
   if (!direct && !(fits(2 * tiles) && tma_max_clusters<R>() >= tiles)) return 0;
   if ((long long)R * (direct ? K : (K + 1) / 2) > max_work) return 0;
   CUtensorMap wm, xm;
-  if (!tensor_map(&wm, W, K, N, kTileN, kTmaStageK) || !tensor_map(&xm, x, M, K, 64, 16 * R))
+  if (!rl_tma::tensor_map(&wm, W, K, N, kTileN, kTmaStageK) ||
+      !rl_tma::tensor_map(&xm, x, M, K, 64, 16 * R))
     return 0;
   *launched = true;
   cudaError_t e;

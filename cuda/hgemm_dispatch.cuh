@@ -2,6 +2,7 @@
 // variant, v10's and v11's cost models, and launch_variant: what hgemm.cu and gemm_gelu.cu call.
 #pragma once
 #include "hgemm_kernels.cuh"
+#include "hgemm_wgmma.cuh"
 
 namespace rlg {
 
@@ -18,18 +19,6 @@ int launch_simple(const half *A, const half *B, half *C, int M, int N, int K, co
   else
     simple_wmma_kernel<false, Epi><<<grid, kSimpleWarps * 32, 0, stream>>>(A, B, C, M, N, K, epi);
   return rl_launch_status();
-}
-
-// Raise a kernel's dynamic smem limit once (thread-safe static init, one per instantiation).
-template <auto *KERNEL, int BYTES>
-int allow_smem() {
-  if constexpr (BYTES > 48 * 1024) {
-    static const cudaError_t err =
-        cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, BYTES);
-    return static_cast<int>(err);
-  } else {
-    return 0;
-  }
 }
 
 // 16-byte paths need 8-element rows and 16-byte aligned bases (incl. the functor's operands).
@@ -150,7 +139,7 @@ using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 21;
+constexpr int kVariantCount = 22;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -414,7 +403,7 @@ int launch_v14_on(int variant, const half *a, const half *b, half *c, int M, int
   // v20 launches v19's kernels; the fused family's functor changes (the parked epilogue as a
   // loop, the erf form). v21: v20 with the slabs' clusters sending their partial sums by
   // st.async, counted on the peer's mbarrier, and one row in a cluster staging x first
-  // (GEMV v15).
+  // (GEMV v15). v22: v21 with mid M on the wgmma tile (below).
   bool launched = false;
   int st = 0;
   const int push = variant >= 21 ? 2 : variant >= 17 ? 1 : 0;
@@ -425,9 +414,15 @@ int launch_v14_on(int variant, const half *a, const half *b, half *c, int M, int
   if (!launched)
     st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
                              variant >= 18);
-  return launched ? st
-                  : launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15,
-                               stage && variant >= 19);
+  if (launched) return st;
+  // v22: where v21 would split K over a cluster to fill the GPU (mid M), the wgmma tile over
+  // all of K instead (hgemm_wgmma.cuh); the large grids keep v21's WMMA tiles.
+  if (variant >= 22 && vec16_ok(a, b, c, N, K, epi) && wgmma_capable() &&
+      v11_choose<Epi>(M, N, K, true, true, true) != V11Split::kNone) {
+    const int wst = launch_wgmma(a, b, c, M, N, K, epi, s, &launched);
+    if (launched) return wst;
+  }
+  return launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15, stage && variant >= 19);
 }
 
 inline bool gemm_args_ok(const void *A, const void *B, const void *C, int M, int N, int K) {

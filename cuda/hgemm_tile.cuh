@@ -49,6 +49,18 @@ static inline bool aligned_to(const void *p, uintptr_t bytes) {
   return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
 }
 
+// Raise a kernel's dynamic smem limit once (thread-safe static init, one per instantiation).
+template <auto *KERNEL, int BYTES>
+int allow_smem() {
+  if constexpr (BYTES > 48 * 1024) {
+    static const cudaError_t err =
+        cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, BYTES);
+    return static_cast<int>(err);
+  } else {
+    return 0;
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // cp.async (sm_80+): 16-byte global->shared copies that do not block the issuing warp.
 // src-size 0 reads nothing and zero-fills the 16 destination bytes (the edge tiles).

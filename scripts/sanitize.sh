@@ -100,6 +100,10 @@ RUNS=(
   "bench gemm --impl wmma --variant 15 --m 500 --n 2040 --k 2056"
   "bench gemm-gelu --impl fused --variant 15 --m 500 --n 2040 --k 2056"
   "bench layernorm --variant 6 --rows 5 --hidden 2056"
+  # v22's wgmma tile (mid M, where v21 splits K): partial row and column tiles and a K tail,
+  # plain and fused
+  "bench gemm --impl wmma --variant 22 --m 500 --n 2040 --k 2056"
+  "bench gemm-gelu --impl fused --variant 22 --m 200 --n 4096 --k 1096"
   # v13's 256x128 tile (one per SM: a 2000x1928 output), plain and fused
   "bench gemm --impl wmma --variant 13 --m 2000 --n 1928 --k 72"
   "bench gemm-gelu --impl fused --variant 13 --m 2000 --n 1928 --k 72"
