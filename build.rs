@@ -58,6 +58,9 @@ fn main() {
         .cuda(true)
         .cudart("static")
         .opt_level(3)
+        // Device code is always built optimized: cc's debug flag would add -G, which serializes
+        // the wgmma kernel (ptxas C7520) and is not what any GPU run measures or tests.
+        .debug(false)
         .include("cuda")
         .flag("-std=c++17")
         .flag("--expt-relaxed-constexpr")

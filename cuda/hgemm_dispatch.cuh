@@ -139,7 +139,7 @@ using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 23;
+constexpr int kVariantCount = 22;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -403,8 +403,7 @@ int launch_v14_on(int variant, const half *a, const half *b, half *c, int M, int
   // v20 launches v19's kernels; the fused family's functor changes (the parked epilogue as a
   // loop, the erf form). v21: v20 with the slabs' clusters sending their partial sums by
   // st.async, counted on the peer's mbarrier, and one row in a cluster staging x first
-  // (GEMV v15). v22: v21 with mid M on the wgmma tile (below). v23: v22 with the tile's
-  // clusters of two sharing A.
+  // (GEMV v15). v22: v21 with mid M on the wgmma tile (below).
   bool launched = false;
   int st = 0;
   const int push = variant >= 21 ? 2 : variant >= 17 ? 1 : 0;
@@ -416,13 +415,12 @@ int launch_v14_on(int variant, const half *a, const half *b, half *c, int M, int
     st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
                              variant >= 18);
   if (launched) return st;
-  // v22: where v21 would split K over a cluster to fill the GPU (mid M), the wgmma tile over
-  // all of K instead (hgemm_wgmma.cuh); the large grids keep v21's WMMA tiles.
-  if (variant >= 22 && vec16_ok(a, b, c, N, K, epi) && wgmma_capable() &&
+  // v22: at mid M (<= kWgMaxRows) where v21 would split K over a cluster to fill the GPU, the
+  // wgmma tile over all of K instead (hgemm_wgmma.cuh). Larger M (the squares among them,
+  // 1024^3 included, where v21 splits too) keeps v21's WMMA tiles.
+  if (variant >= 22 && M <= kWgMaxRows && vec16_ok(a, b, c, N, K, epi) && wgmma_capable() &&
       v11_choose<Epi>(M, N, K, true, true, true) != V11Split::kNone) {
-    // v23: the same tile in clusters of two sharing A through TMA multicast.
-    const int wst = variant >= 23 ? launch_wgmma<Epi, true>(a, b, c, M, N, K, epi, s, &launched)
-                                  : launch_wgmma<Epi, false>(a, b, c, M, N, K, epi, s, &launched);
+    const int wst = launch_wgmma(a, b, c, M, N, K, epi, s, &launched);
     if (launched) return wst;
   }
   return launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15, stage && variant >= 19);

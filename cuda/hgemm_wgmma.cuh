@@ -1,5 +1,5 @@
-// HGEMM v22's and v23's mid-M kernel: Hopper's warpgroup MMA (wgmma) on a 128x64 output tile
-// over all of K, fed by TMA through an 8-stage ring (v23: in clusters of two sharing A). Not WMMA: v22 and v23 run it only where v21 would split K
+// HGEMM v22's mid-M kernel: Hopper's warpgroup MMA (wgmma) on a 128x64 output tile over all
+// of K, fed by TMA through an 8-stage ring. Not WMMA: v22 runs it only where v21 would split K
 // over a cluster to fill the GPU (hgemm_dispatch.cuh), the shapes where the WMMA loops' fragment
 // traffic through registers keeps them at ~2/3 of the WMMA ceiling and the split's reduction
 // costs more (docs/perf-log.md, HGEMM, nineteenth session). The large squares stay WMMA.
@@ -19,6 +19,7 @@
 namespace rlg {
 
 constexpr int kWgBM = 128, kWgBN = 64, kWgBK = 64, kWgStages = 8;
+constexpr int kWgMaxRows = 512;  // v22 runs the tile at M <= 512 only (the mid-M shapes)
 constexpr int kWgThreads = 384;                 // producer warpgroup + 2 consumer warpgroups
 constexpr int kWgConsumerWarps = 8;             // each releases a stage once its wgmmas are done
 constexpr int kWgABytes = kWgBM * kWgBK * 2;    // 16 KB: 128 rows of 128 bytes
@@ -41,26 +42,6 @@ __device__ __forceinline__ void wg_commit() {
 template <int N>
 __device__ __forceinline__ void wg_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
-}
-// A box of `map` at (c0, c1) into dst in every CTA of the cluster whose bit is set in mask,
-// completing on the mbarrier at bar's offset in each of them.
-__device__ __forceinline__ void tma_load_2d_multicast(void *dst, const CUtensorMap *map, int c0,
-                                                      int c1, unsigned long long *bar,
-                                                      unsigned short mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar)),
-      "h"(mask)
-      : "memory");
-}
-// Arrive on the mbarrier at bar's offset in the cluster's CTA `rank`.
-__device__ __forceinline__ void mbar_arrive_cluster(unsigned long long *bar, unsigned rank) {
-  asm volatile(
-      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
-      "r"(rank)
-      : "memory");
 }
 // Keeps the compiler from touching the accumulators across a wgmma wait.
 __device__ __forceinline__ void wg_hold(float (&d)[32]) {
@@ -86,16 +67,46 @@ __device__ __forceinline__ void wgmma_64x64x16(float (&d)[32], unsigned long lon
 }
 #endif
 
+// Block b computes the tile (b % m_tiles, b / m_tiles): the M-tiles that share a B column
+// block run side by side, so B is read from HBM once and from L2 by the others.
+template <class Epi>
+__global__ void __launch_bounds__(kWgThreads, 1)
+    wgmma_tile_kernel(const __grid_constant__ CUtensorMap amap,
+                      const __grid_constant__ CUtensorMap bmap, half *C, int M, int N, int K,
+                      Epi epi) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// A consumer warpgroup: rows r0 .. r0 + 63 of the tile over all k-tiles, then its store.
-template <class Epi, bool MC>
-__device__ __forceinline__ void wgmma_consume(const unsigned char *ring,
-                                              unsigned long long *full,
-                                              unsigned long long *empty, half *C, int M, int N,
-                                              int k_tiles, int r0, int n0, int rank,
-                                              const Epi &epi) {
-  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-  const int a_off = (r0 % kWgBM) * 128;  // this warpgroup's 64 rows in the A stage
+  extern __shared__ unsigned char wg_smem_raw[];
+  // The swizzle pattern repeats every 1024 bytes: stages start on 1024-byte boundaries.
+  unsigned char *ring = reinterpret_cast<unsigned char *>(
+      (reinterpret_cast<uintptr_t>(wg_smem_raw) + 1023) & ~uintptr_t(1023));
+  __shared__ unsigned long long full[kWgStages], empty[kWgStages];
+  const int m_tiles = (M + kWgBM - 1) / kWgBM;
+  const int m0 = (blockIdx.x % m_tiles) * kWgBM, n0 = (blockIdx.x / m_tiles) * kWgBN;
+  const int k_tiles = (K + kWgBK - 1) / kWgBK;
+  const int wg = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kWgStages; ++i) {
+      mbar_init(&full[i], 1);
+      mbar_init(&empty[i], kWgConsumerWarps);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();  // the last block-wide barrier: the roles below never meet again
+  if (wg == 0) {
+    // Producer: k-tile kt into stage kt % S once every consumer warp released its last use.
+    if (threadIdx.x == 0) {
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        const int s = kt % kWgStages;
+        if (kt >= kWgStages) mbar_wait(&empty[s], (kt / kWgStages - 1) & 1);
+        unsigned char *st = ring + s * kWgStageBytes;
+        mbar_expect_tx(&full[s], kWgStageBytes);
+        tma_load_2d(st, &amap, kt * kWgBK, m0, &full[s]);
+        tma_load_2d(st + kWgABytes, &bmap, n0, kt * kWgBK, &full[s]);
+      }
+    }
+    return;
+  }
+  const int cw = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
   // This lane's 16 columns: n0 + 8j + 2(lane % 4) + {0, 1}, j = 0..7 (the accumulator layout).
   const int col_l = 2 * (lane % 4);
   float op[16];  // the functor's column operand, prepped, loaded while the loop runs
@@ -116,7 +127,7 @@ __device__ __forceinline__ void wgmma_consume(const unsigned char *ring,
   for (int kt = 0; kt < k_tiles; ++kt) {
     const int s = kt % kWgStages;
     mbar_wait(&full[s], (kt / kWgStages) & 1);
-    const unsigned char *a = ring + s * kWgStageBytes + a_off;
+    const unsigned char *a = ring + s * kWgStageBytes + cw * (64 * 128);
     const unsigned char *b = ring + s * kWgStageBytes + kWgABytes;
     wg_fence();
 #pragma unroll
@@ -124,16 +135,12 @@ __device__ __forceinline__ void wgmma_consume(const unsigned char *ring,
       wgmma_64x64x16(d, wg_desc(a + kk * 32, 16, 1024), wg_desc(b + kk * 2048, 1024, 1024));
     wg_commit();
     wg_wait<1>();  // the previous k-tile's wgmmas are done: release its stage
-    if (kt > 0 && lane == 0) {
-      unsigned long long *e = &empty[(kt - 1) % kWgStages];
-      mbar_arrive(e);
-      if constexpr (MC) mbar_arrive_cluster(e, rank ^ 1);  // the peer refills it too
-    }
+    if (kt > 0 && lane == 0) mbar_arrive(&empty[(kt - 1) % kWgStages]);
   }
   wg_wait<0>();
   wg_hold(d);
   // d[4j + q] is row 16 warp + lane / 4 (+8 for q >= 2), column 8j + col_l + (q & 1).
-  const int row0 = r0 + 16 * warp + lane / 4;
+  const int row0 = m0 + 64 * cw + 16 * warp + lane / 4;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
     const int col = n0 + 8 * j + col_l;
@@ -151,69 +158,6 @@ __device__ __forceinline__ void wgmma_consume(const unsigned char *ring,
           __floats2half2_rn(v0, v1);
     }
   }
-}
-#endif
-
-// Block b computes the tile (b % m_tiles, b / m_tiles): the M-tiles that share a B column
-// block run side by side, so B is read from HBM once and from L2 by the others.
-// MC (v23): clusters of two CTAs side by side along N share their 128 rows of A: each copies
-// 64 of them into both CTAs' stage (TMA multicast), halving A's reads from L2. A stage is then
-// refilled only when the consumers of both CTAs released it (they arrive on both barriers),
-// and neither CTA exits before the other is done with its barriers.
-template <class Epi, bool MC>
-__global__ void __launch_bounds__(kWgThreads, 1)
-    wgmma_tile_kernel(const __grid_constant__ CUtensorMap amap,
-                      const __grid_constant__ CUtensorMap bmap, half *C, int M, int N, int K,
-                      Epi epi) {
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  extern __shared__ unsigned char wg_smem_raw[];
-  // The swizzle pattern repeats every 1024 bytes: stages start on 1024-byte boundaries.
-  unsigned char *ring = reinterpret_cast<unsigned char *>(
-      (reinterpret_cast<uintptr_t>(wg_smem_raw) + 1023) & ~uintptr_t(1023));
-  __shared__ unsigned long long full[kWgStages], empty[kWgStages];
-  constexpr int kCtas = MC ? 2 : 1;
-  const int m_tiles = (M + kWgBM - 1) / kWgBM;
-  const int pair = blockIdx.x / kCtas, rank = blockIdx.x % kCtas;  // rank: in the cluster
-  const int m0 = (pair % m_tiles) * kWgBM, n0 = ((pair / m_tiles) * kCtas + rank) * kWgBN;
-  const int k_tiles = (K + kWgBK - 1) / kWgBK;
-  const int wg = threadIdx.x / 128;
-  if (threadIdx.x == 0) {
-    for (int i = 0; i < kWgStages; ++i) {
-      mbar_init(&full[i], 1);
-      mbar_init(&empty[i], kWgConsumerWarps * kCtas);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  // The last block-wide barrier (cluster-wide with MC: the peer's copies and arrivals land on
-  // initialized barriers); the roles below meet again only at the cluster's end with MC.
-  if constexpr (MC)
-    cooperative_groups::this_cluster().sync();
-  else
-    __syncthreads();
-  if (wg == 0) {
-    // Producer: k-tile kt into stage kt % S once every consumer warp released its last use.
-    if (threadIdx.x == 0) {
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        const int s = kt % kWgStages;
-        if (kt >= kWgStages) mbar_wait(&empty[s], (kt / kWgStages - 1) & 1);
-        unsigned char *st = ring + s * kWgStageBytes;
-        mbar_expect_tx(&full[s], kWgStageBytes);
-        if constexpr (MC)
-          tma_load_2d_multicast(st + rank * (kWgABytes / 2), &amap, kt * kWgBK,
-                                m0 + rank * (kWgBM / 2), &full[s], 0x3);
-        else
-          tma_load_2d(st, &amap, kt * kWgBK, m0, &full[s]);
-        tma_load_2d(st + kWgABytes, &bmap, n0, kt * kWgBK, &full[s]);
-      }
-    }
-    // Warp 0 meets again before the cluster barrier below: its other lanes waiting there
-    // while lane 0 produces starved the producer (v23's first run: 2.6x slower than v22).
-    __syncwarp();
-  } else {
-    wgmma_consume<Epi, MC>(ring, full, empty, C, M, N, k_tiles, m0 + 64 * (wg - 1), n0, rank,
-                           epi);
-  }
-  if constexpr (MC) cooperative_groups::this_cluster().sync();
 #else
   __trap();  // never launched: the host runs it on compute capability 9.0 with sm_90a code only
 #endif
@@ -238,70 +182,23 @@ inline bool wgmma_capable() {
 #endif
 }
 
-// Clusters of two wgmma_tile_kernel<Epi, true> CTAs resident at once (queried once; 0 on error).
+// The wgmma tile's launch; *launched false (and nothing run) when a tensor map cannot be made.
+// The caller has checked vec16_ok and wgmma_capable.
 template <class Epi>
-int wgmma_pair_slots() {
-  static const int clusters = [] {
-    constexpr auto *kernel = &wgmma_tile_kernel<Epi, true>;
-    if (allow_smem<kernel, kWgSmem>() != 0) return 0;
-    cudaLaunchConfig_t lc = {};
-    cudaLaunchAttribute attr[1];
-    lc.gridDim = dim3(2, 1, 1);
-    lc.blockDim = dim3(kWgThreads, 1, 1);
-    lc.dynamicSmemBytes = kWgSmem;
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 2;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    lc.attrs = attr;
-    lc.numAttrs = 1;
-    int n = 0;
-    if (cudaOccupancyMaxActiveClusters(&n, kernel, &lc) != cudaSuccess) {
-      (void)cudaGetLastError();  // not sticky; do not leave it for the next launch check
-      return 0;
-    }
-    return n;
-  }();
-  return clusters;
-}
-
-// The wgmma tile's launch (MC: v23's clusters of two sharing A); *launched false (and nothing
-// run) when a tensor map cannot be made or no cluster fits. The caller has checked vec16_ok and
-// wgmma_capable.
-template <class Epi, bool MC>
 int launch_wgmma(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
                  cudaStream_t stream, bool *launched) {
   *launched = false;
-  constexpr auto *kernel = &wgmma_tile_kernel<Epi, MC>;
-  constexpr int kCtas = MC ? 2 : 1;
-  // MC: a cluster's two CTAs take neighbouring column tiles (the last one may lie past N).
-  const long long blocks =
-      rl_ceil_div(M, kWgBM) * rl_ceil_div(rl_ceil_div(N, kWgBN), kCtas) * kCtas;
+  constexpr auto *kernel = &wgmma_tile_kernel<Epi>;
+  const long long blocks = rl_ceil_div(M, kWgBM) * rl_ceil_div(N, kWgBN);
   if (blocks > 0x7fffffffLL) return 0;
-  if (MC && wgmma_pair_slots<Epi>() < 1) return 0;
   CUtensorMap am, bm;
-  if (!rl_tma::tensor_map(&am, A, M, K, kWgBK, kWgBM / kCtas) ||
+  if (!rl_tma::tensor_map(&am, A, M, K, kWgBK, kWgBM) ||
       !rl_tma::tensor_map(&bm, B, K, N, kWgBN, kWgBK))
     return 0;
   const int prep = allow_smem<kernel, kWgSmem>();
   if (prep != 0) return prep;
   *launched = true;
-  cudaLaunchConfig_t lc = {};
-  cudaLaunchAttribute attr[1];
-  lc.gridDim = dim3(static_cast<unsigned>(blocks), 1, 1);
-  lc.blockDim = dim3(kWgThreads, 1, 1);
-  lc.dynamicSmemBytes = kWgSmem;
-  lc.stream = stream;
-  if (MC) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 2;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    lc.attrs = attr;
-    lc.numAttrs = 1;
-  }
-  const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, am, bm, C, M, N, K, epi);
-  if (err != cudaSuccess) return static_cast<int>(err);
+  kernel<<<static_cast<unsigned>(blocks), kWgThreads, kWgSmem, stream>>>(am, bm, C, M, N, K, epi);
   return rl_launch_status();
 }
 

@@ -26,8 +26,7 @@ const SHAPES: &[(u64, u64, u64)] = &[
     // v15's split 2 again, v22's wgmma tile with M off the tile and a K tail of 8 (17 k-tiles
     // and a partial one).
     (200, 4096, 1096),
-    // v21 splits the 64x128 tile 2 ways; v23's clusters of two wgmma tiles along N meet an
-    // odd count of 31 column tiles (the last cluster's second CTA lies past N).
+    // v21 splits the 64x128 tile 2 ways; v22's wgmma tiles with a partial last column tile.
     (256, 1960, 2048),
     (16, 4096, 4096),
     (513, 1024, 256),

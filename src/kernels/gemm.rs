@@ -10,13 +10,14 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v21: the GEMV's slab kernels at M <= 16 (2..8 rows in GEMV v14's
+/// The variant "best" means: v22: the GEMV's slab kernels at M <= 16 (2..8 rows in GEMV v14's
 /// issue-first loop) and its TMA slabs at 9..64 rows where they suit the shape, their clusters
 /// sending their partial sums by st.async, one row in a cluster staging x first (GEMV v15);
-/// else a per-shape dispatch between v7's loop on a 256x128 or 128x256 tile (large grids),
-/// smaller tiles (small M) and cluster split-K (mid M: 64x128 tiles, or 128x128 tiles of 8
-/// warps split 2 ways); see docs/perf-log.md.
-pub const BEST: u32 = 21;
+/// else a per-shape dispatch between v7's WMMA loop on a 256x128 or 128x256 tile (large
+/// grids) and smaller WMMA tiles (small M); and where that dispatch would split K over a
+/// cluster (mid M), a wgmma 128x64 tile over all of K fed by TMA (not WMMA; with sm_90a code
+/// on compute capability 9.0, else v21's cluster split-K); see docs/perf-log.md.
+pub const BEST: u32 = 22;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
