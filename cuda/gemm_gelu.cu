@@ -94,7 +94,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v19 v18 with the bias staged in smem at the start (TMA slabs: a bulk copy; 128x128 split-K: cp.async)",
     "v20 v19 with the parked epilogue as a loop, and the erf form's GELU as a logistic polynomial (ex2 + rcp) instead of erff",
     "v21 v20 with the slabs' clusters sending their partial sums by st.async, one row staging x first (GEMV v15)",
-    "v22 best: v21 with mid M (where v21 splits K over a cluster) on a wgmma 128x64 tile over all of K, bias+GELU at its store: not WMMA",
+    "v22 best: v21 with 65..512 rows (where v21 splits K over a cluster) on a wgmma 128x64 tile over all of K, bias+GELU at its store: not WMMA",
 };
 
 template <int KIND>

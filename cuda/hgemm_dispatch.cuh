@@ -415,10 +415,13 @@ int launch_v14_on(int variant, const half *a, const half *b, half *c, int M, int
     st = rl_gemv_slab_launch(a, b, c, M, N, K, epi.slab_epi(), push, s, &launched,
                              variant >= 18);
   if (launched) return st;
-  // v22: at mid M (<= kWgMaxRows) where v21 would split K over a cluster to fill the GPU, the
-  // wgmma tile over all of K instead (hgemm_wgmma.cuh). Larger M (the squares among them,
-  // 1024^3 included, where v21 splits too) keeps v21's WMMA tiles.
-  if (variant >= 22 && M <= kWgMaxRows && vec16_ok(a, b, c, N, K, epi) && wgmma_capable() &&
+  // v22: at mid M (kWgMinRows < M <= kWgMaxRows) where v21 would split K over a cluster to
+  // fill the GPU, the wgmma tile over all of K instead (hgemm_wgmma.cuh). Larger M (the
+  // squares among them, 1024^3 included, where v21 splits too) keeps v21's WMMA tiles, and so
+  // does M <= 64, where half of the tile's 128 rows would be empty (report Z: 64x8192x8192
+  // took 65.5 us on the tile against v21's 51.7 in Y).
+  if (variant >= 22 && M > kWgMinRows && M <= kWgMaxRows && vec16_ok(a, b, c, N, K, epi) &&
+      wgmma_capable() &&
       v11_choose<Epi>(M, N, K, true, true, true) != V11Split::kNone) {
     const int wst = launch_wgmma(a, b, c, M, N, K, epi, s, &launched);
     if (launched) return wst;

@@ -1,8 +1,9 @@
 // HGEMM v22's mid-M kernel: Hopper's warpgroup MMA (wgmma) on a 128x64 output tile over all
-// of K, fed by TMA through an 8-stage ring. Not WMMA: v22 runs it only where v21 would split K
-// over a cluster to fill the GPU (hgemm_dispatch.cuh), the shapes where the WMMA loops' fragment
-// traffic through registers keeps them at ~2/3 of the WMMA ceiling and the split's reduction
-// costs more (docs/perf-log.md, HGEMM, nineteenth session). The large squares stay WMMA.
+// of K, fed by TMA through an 8-stage ring. Not WMMA: v22 runs it only at 65..512 rows where
+// v21 would split K over a cluster to fill the GPU (hgemm_dispatch.cuh), the shapes where the
+// WMMA loops' fragment traffic through registers keeps them at ~2/3 of the WMMA ceiling and
+// the split's reduction costs more (docs/perf-log.md, HGEMM, nineteenth and twentieth
+// sessions). The large squares stay WMMA.
 //
 // Layout: warpgroup 0 is the producer (its thread 0 issues the TMA copies); warpgroups 1 and 2
 // each own 64 rows of the tile and run m64n64k16 wgmmas with both operands read from shared
@@ -19,7 +20,8 @@
 namespace rlg {
 
 constexpr int kWgBM = 128, kWgBN = 64, kWgBK = 64, kWgStages = 8;
-constexpr int kWgMaxRows = 512;  // v22 runs the tile at M <= 512 only (the mid-M shapes)
+// v22 runs the tile at 64 < M <= 512 only (the mid-M shapes; see launch_v14_on).
+constexpr int kWgMinRows = 64, kWgMaxRows = 512;
 constexpr int kWgThreads = 384;                 // producer warpgroup + 2 consumer warpgroups
 constexpr int kWgConsumerWarps = 8;             // each releases a stage once its wgmmas are done
 constexpr int kWgABytes = kWgBM * kWgBK * 2;    // 16 KB: 128 rows of 128 bytes

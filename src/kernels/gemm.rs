@@ -15,8 +15,8 @@ use half::f16;
 /// sending their partial sums by st.async, one row in a cluster staging x first (GEMV v15);
 /// else a per-shape dispatch between v7's WMMA loop on a 256x128 or 128x256 tile (large
 /// grids) and smaller WMMA tiles (small M); and where that dispatch would split K over a
-/// cluster (mid M), a wgmma 128x64 tile over all of K fed by TMA (not WMMA; with sm_90a code
-/// on compute capability 9.0, else v21's cluster split-K); see docs/perf-log.md.
+/// cluster at 65..512 rows, a wgmma 128x64 tile over all of K fed by TMA (not WMMA; with
+/// sm_90a code on compute capability 9.0, else v21's cluster split-K); see docs/perf-log.md.
 pub const BEST: u32 = 22;
 
 /// The variant "best" resolves to on this build.

@@ -47,8 +47,8 @@ impl GeluImpl {
 /// slabs at 9..64 rows and the 128x128 split-K tile at mid M), the parked epilogue run as a
 /// loop and the erf form's GELU as a logistic polynomial instead of erff (v20), and the slabs'
 /// clusters sending their partial sums by st.async, one row staging x first (v21, GEMV v15),
-/// and mid M (where v21 splits K over a cluster) on a wgmma tile with bias+GELU at its store
-/// (v22; not WMMA); see docs/perf-log.md.
+/// and 65..512 rows (where v21 splits K over a cluster) on a wgmma tile with bias+GELU at its
+/// store (v22; not WMMA); see docs/perf-log.md.
 pub const BEST: u32 = 22;
 
 /// The variant "best" resolves to on this build.
