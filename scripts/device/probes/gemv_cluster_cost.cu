@@ -89,8 +89,8 @@ int main(int argc, char **argv) {
   const int tiles = tiles_for(n);
   std::vector<CUtensorMap> wm(sets), xm(sets);
   for (int i = 0; i < sets; ++i)
-    if (!tensor_map(&wm[i], W[i], n, n, kTileN, kTmaStageK) ||
-        !tensor_map(&xm[i], x[i], 16, n, 64, 16)) {
+    if (!rl_tma::tensor_map(&wm[i], W[i], n, n, kTileN, kTmaStageK) ||
+        !rl_tma::tensor_map(&xm[i], x[i], 16, n, 64, 16)) {
       std::fprintf(stderr, "tensor map failed\n");
       return 1;
     }

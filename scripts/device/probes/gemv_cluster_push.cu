@@ -38,7 +38,7 @@ void check(const __half *W, const __half *x, int n) {
   const int M = 16 * R;
   set_smem<R>();
   CUtensorMap wm, xm;
-  if (!tensor_map(&wm, W, n, n, kTileN, kTmaStageK) || !tensor_map(&xm, x, M, n, 64, 16 * R)) {
+  if (!rl_tma::tensor_map(&wm, W, n, n, kTileN, kTmaStageK) || !rl_tma::tensor_map(&xm, x, M, n, 64, 16 * R)) {
     std::fprintf(stderr, "tensor map failed\n");
     std::exit(1);
   }
@@ -62,8 +62,8 @@ void add_cases(std::vector<ProbeCase> &cases, const GemvProbeBuffers &buf) {
   set_smem<R>();
   std::vector<CUtensorMap> wm(buf.sets), xm(buf.sets);
   for (int i = 0; i < buf.sets; ++i)
-    if (!tensor_map(&wm[i], buf.W[i], n, n, kTileN, kTmaStageK) ||
-        !tensor_map(&xm[i], buf.x[i], M, n, 64, 16 * R)) {
+    if (!rl_tma::tensor_map(&wm[i], buf.W[i], n, n, kTileN, kTmaStageK) ||
+        !rl_tma::tensor_map(&xm[i], buf.x[i], M, n, 64, 16 * R)) {
       std::fprintf(stderr, "tensor map failed\n");
       std::exit(1);
     }

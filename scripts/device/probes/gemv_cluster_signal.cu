@@ -42,7 +42,7 @@ Form tma1() {
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kTmaSmem<1>));
   return [](const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
     CUtensorMap wm, xm;
-    if (!tensor_map(&wm, W, n, n, kTileN, kTmaStageK) || !tensor_map(&xm, x, M, n, 64, 16)) {
+    if (!rl_tma::tensor_map(&wm, W, n, n, kTileN, kTmaStageK) || !rl_tma::tensor_map(&xm, x, M, n, 64, 16)) {
       std::fprintf(stderr, "tensor map failed\n");
       std::exit(1);
     }

@@ -23,8 +23,8 @@ void add_case(std::vector<ProbeCase> &cases, const std::vector<__half *> &W,
   const bool direct = 2 * tiles >= rl_sm_count();
   std::vector<CUtensorMap> wm(W.size()), xm(W.size());
   for (size_t i = 0; i < W.size(); ++i)
-    if (!tensor_map(&wm[i], W[i], K, N, kTileN, kTmaStageK) ||
-        !tensor_map(&xm[i], x[i], M, K, 64, 16 * R)) {
+    if (!rl_tma::tensor_map(&wm[i], W[i], K, N, kTileN, kTmaStageK) ||
+        !rl_tma::tensor_map(&xm[i], x[i], M, K, 64, 16 * R)) {
       std::fprintf(stderr, "tensor map failed\n");
       std::exit(1);
     }
