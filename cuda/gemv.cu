@@ -50,11 +50,9 @@
 #include <cooperative_groups.h>
 
 #include <cuda.h>
-#include <cudaTypedefs.h>
 
 #include <atomic>
 #include <climits>
-#include <mutex>
 
 #include "common.cuh"
 #include "gemv_slab.cuh"

@@ -227,20 +227,6 @@ int launch_v10(const half *A, const half *B, half *C, int M, int N, int K, const
 // ---------------------------------------------------------------------------------------
 // v11: v10 plus cluster split-K (cluster_splitk_kernel) where v10's grid leaves SMs idle.
 
-// Whether the device is compute capability 9.0 (the only one the sm_90a cluster code runs
-// on; elsewhere the compute_80 PTX would JIT the trapping stub), queried once.
-inline bool device_is_sm90() {
-  static const bool yes = [] {
-    int dev = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
-      return false;
-    return major == 9 && minor == 0;
-  }();
-  return yes;
-}
-
 template <class Cfg, int SPLIT, class Epi>
 cudaLaunchConfig_t cluster_launch_config(unsigned grid, cudaStream_t stream,
                                          cudaLaunchAttribute *attr) {

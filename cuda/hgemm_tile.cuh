@@ -61,6 +61,20 @@ int allow_smem() {
   }
 }
 
+// Whether the device is compute capability 9.0 (the only one the sm_90a cluster code runs
+// on; elsewhere the compute_80 PTX would JIT the trapping stub), queried once.
+inline bool device_is_sm90() {
+  static const bool yes = [] {
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+      return false;
+    return major == 9 && minor == 0;
+  }();
+  return yes;
+}
+
 // ---------------------------------------------------------------------------------------
 // cp.async (sm_80+): 16-byte global->shared copies that do not block the issuing warp.
 // src-size 0 reads nothing and zero-fills the 16 destination bytes (the edge tiles).

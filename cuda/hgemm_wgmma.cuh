@@ -169,16 +169,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 // target list has 90a) and the device and driver can run it.
 inline bool wgmma_capable() {
 #if defined(RL_SM90A)
-  static const bool yes = [] {
-    int dev = 0, major = 0, minor = 0;
-    return cudaGetDevice(&dev) == cudaSuccess &&
-           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
-               cudaSuccess &&
-           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) ==
-               cudaSuccess &&
-           major == 9 && minor == 0 && rl_tma::tensor_map_encoder() != nullptr;
-  }();
-  return yes;
+  return device_is_sm90() && rl_tma::tensor_map_encoder() != nullptr;
 #else
   return false;
 #endif
