@@ -410,75 +410,6 @@ struct EpiPrepared {
   }
 };
 
-// The parked epilogue's unguarded loop as GEMM+GELU v23 runs it (kLeanParked). v20's loop
-// (above, `batch`) spent 305 SASS instructions per 32 values a lane: 48 were predicated MOVs
-// that put load_staged8's halves back in column order (`swap`), and 32 recomputed each chunk's
-// 64-bit store address from its row. Here a lane keeps its halves in load order (the operand
-// is permuted once instead, before the loop), picks the order on the packed fp16 output (4
-// selects per chunk, not 12 moves), and steps G store pointers by a constant. That leaves
-// ~8 issue slots per value against the SFU's 8 cycles per 32 tanh (16 per clock per SM).
-// Same values as v20's loop, bit for bit (the same apply1 on the same operand per column).
-// (a & ~m) | (b & m) in one instruction: lop3's table for inputs (a, b, m) = (F0, CC, AA).
-__device__ __forceinline__ unsigned blend(unsigned a, unsigned b, unsigned m) {
-  unsigned d;
-  asm("lop3.b32 %0, %1, %2, %3, 0xD8;" : "=r"(d) : "r"(a), "r"(b), "r"(m));
-  return d;
-}
-
-template <class Cfg, int G, class F>
-__device__ __forceinline__ void parked_rows_lean(const F &f, const float *park, half *C, int N,
-                                                 int row0, int col0) {
-  constexpr int kChunksPerRow = Cfg::WN / 8, kRowsPerStep = 32 / kChunksPerRow;
-  constexpr int kSteps = Cfg::WM * kChunksPerRow / 32;  // chunks per lane
-  static_assert(kSteps % G == 0, "whole batches");
-  const int lane = threadIdx.x % 32, c = (lane % kChunksPerRow) * 8, r = lane / kChunksPerRow;
-  const int swap = chunk_swap();
-  float op[8];  // the operand in this lane's load order: first the half it reads first
-#pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    op[q] = swap ? f.op[q + 4] : f.op[q];
-    op[q + 4] = swap ? f.op[q] : f.op[q + 4];
-  }
-  const float4 *src = reinterpret_cast<const float4 *>(park + r * Cfg::kLdc + c) + swap;
-  const int other = 1 - 2 * swap;  // the second half, in float4s from the first
-  const unsigned mask = 0u - static_cast<unsigned>(swap);
-  half *dst[G];
-#pragma unroll
-  for (int g = 0; g < G; ++g)
-    dst[g] = C + static_cast<size_t>(row0 + r + g * kRowsPerStep) * N + col0 + c;
-  const size_t dst_step = static_cast<size_t>(G * kRowsPerStep) * N;
-#pragma unroll 1
-  for (int q0 = 0; q0 < kSteps; q0 += G) {
-    float v[G][8];
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      const float4 *p = src + (q0 + g) * kRowsPerStep * Cfg::kLdc / 4;
-      const float4 x = p[0], y = p[other];
-      v[g][0] = x.x, v[g][1] = x.y, v[g][2] = x.z, v[g][3] = x.w;
-      v[g][4] = y.x, v[g][5] = y.y, v[g][6] = y.z, v[g][7] = y.w;
-    }
-#pragma unroll
-    for (int g = 0; g < G; ++g)
-#pragma unroll
-      for (int i = 0; i < 8; ++i) v[g][i] = f.epi.apply1(v[g][i], op[i]);
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      unsigned h[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const __half2 p = __floats2half2_rn(v[g][2 * i], v[g][2 * i + 1]);
-        h[i] = *reinterpret_cast<const unsigned *>(&p);
-      }
-      // swap ? {h2, h3, h0, h1} : {h0..h3} as a bit blend, one LOP3 per word (a ternary here
-      // became three predicated moves per pair of words, the blend in C++ two LOP3s per word).
-      const uint4 out = make_uint4(blend(h[0], h[2], mask), blend(h[1], h[3], mask),
-                                   blend(h[2], h[0], mask), blend(h[3], h[1], mask));
-      *reinterpret_cast<uint4 *>(dst[g]) = out;
-      dst[g] += dst_step;
-    }
-  }
-}
-
 // Parked epilogue for a functor with a column operand (the fused bias+GELU), where the
 // pipeline smem holds every warp's whole WM x WN tile (kParkBytes): the warp first parks all
 // its accumulators in fp32, then applies the functor chunk by chunk on the way out, with the
@@ -529,12 +460,8 @@ __device__ __forceinline__ void epilogue_parked(const Epi &epi, float *park,
       // One batch of code, run kChunks / 32 / G times: unrolled, a functor of ~14
       // instructions per value made a straight line of ~2k instructions that every CTA runs
       // once, with no reuse from the instruction caches (GEMM+GELU v20; docs/perf-log.md).
-      if constexpr (Epi::kLeanParked) {
-        parked_rows_lean<Cfg, G>(f, park, C, N, row0, col0);
-      } else {
 #pragma unroll 1
-        for (int q0 = 0; q0 < kChunks / 32; q0 += G) batch(q0);
-      }
+      for (int q0 = 0; q0 < kChunks / 32; q0 += G) batch(q0);
     } else {
 #pragma unroll
       for (int q0 = 0; q0 < kChunks / 32; q0 += G) batch(q0);

@@ -201,10 +201,6 @@ RUNS=(
   "bench gemv --impl ours --variant 19 --m 16 --n 4136 --k 64"
   "bench gemv --impl ours --variant 19 --m 12 --n 4128 --k 1024"
   "bench gemv --impl ours --variant 19 --m 2 --n 4096 --k 4096"
-  # GEMM+GELU v23: the parked epilogue's trimmed loop (both forms) on v13's 256x128 tile,
-  # whole warp tiles inside and partial ones at the edges
-  "bench gemm-gelu --impl fused --variant 23 --m 2000 --n 1928 --k 72"
-  "bench gemm-gelu --impl fused --variant 23 --m 2000 --n 1928 --k 72 --gelu erf"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")

@@ -34,7 +34,7 @@ const SHAPES: &[(u64, u64, u64)] = &[
 ];
 
 /// v13's 256x128 tile at one tile per SM (128 tiles, partial last row and column of tiles)
-/// with its parked epilogue: whole warp tiles (v20's loop, v23's trimmed one) and partial ones.
+/// with its parked epilogue: whole warp tiles (v20's loop) and partial ones at the edges.
 const PARKED_SHAPES: &[(u64, u64, u64)] = &[(2000, 1928, 72)];
 
 /// M <= 16 where v14 runs the GEMV's slab kernels (one row, W as the A operand for 2..8 rows,
