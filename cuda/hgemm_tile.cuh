@@ -417,7 +417,8 @@ struct EpiPrepared {
 // registers, at ~254 registers, ptxas has little room to overlap them). At 2048^3, where
 // one wave of tiles leaves the epilogue exposed, fused / plain came to 1.033-1.035 (E2; the
 // register form: 1.036 in report H, a per-strip form 1.038-1.042 in E1; docs/perf-log.md);
-// the SFU's tanh, one per value at 16 per clock per SM, bounds it at ~2k cycles per tile. A
+// of the ~1.5 us over the plain GEMM there, the tanh costs nothing measurable, the FP32 chain
+// ~0.6 us and this path's park and reload with the bias ~1 us (probe epi_parts, run EP). A
 // lane's chunks all have the same 8 columns (32 lanes cover whole rows), so its operand is
 // read and prepared once. `park` is the warp's WM x kLdc floats.
 template <class Cfg, class Epi>

@@ -27,9 +27,9 @@ for src in "${srcs[@]}"; do
     gemv_*) product="cuda/runtime.cu cuda/copy.cu cuda/hgemm.cu" ;;
     pred_*) product="cuda/runtime.cu cuda/copy.cu cuda/gemv.cu cuda/hgemm.cu cuda/gemm_gelu.cu
       cuda/fill.cu" ;;
-    # midm_pair* fill their own inputs; midm_pair includes cuda/gemm_gelu.cu itself (to reach
-    # the fused functor).
-    midm_pair*) product="cuda/runtime.cu cuda/copy.cu cuda/gemv.cu cuda/hgemm.cu cuda/fill.cu" ;;
+    # midm_pair* and epi_* fill their own inputs; midm_pair and epi_parts include
+    # cuda/gemm_gelu.cu itself (to reach the fused functor).
+    midm_pair* | epi_*) product="cuda/runtime.cu cuda/copy.cu cuda/gemv.cu cuda/hgemm.cu cuda/fill.cu" ;;
     *) product="cuda/runtime.cu cuda/copy.cu cuda/gemv.cu cuda/hgemm.cu" ;;
   esac
   # The wheel toolkit keeps its static libraries in lib/, a system one in lib64/.

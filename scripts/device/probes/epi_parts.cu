@@ -1,0 +1,121 @@
+// Development probe (not part of the product): what the fused GEMM+GELU's exposed epilogue
+// spends at one wave of 256x128 tiles (2048^3, 1024x4096x4096), by taking its arithmetic apart.
+// Every case is GEMM+GELU v22's dispatch and kernels (the parked epilogue) with a functor that
+// differs only in apply1, the per-value function:
+//   plain       the plain GEMM (HGEMM v22: the identity epilogue, no bias);
+//   fused       the product's bias + tanh GELU: h = v/2 + b/2, u = h (c0 + c1 h^2),
+//               h + h tanh(u) (5 FP32 ops and one MUFU.TANH);
+//   no-tanh     the same chain with the tanh replaced by a clamp of u to [-1, 1] (2 ALU ops,
+//               no SFU): timing only, not GELU;
+//   tanh-only   h, then h + h tanh(h) (2 FP32 ops and the MUFU): timing only;
+//   bias-only   h alone (1 FP32 op): timing only;
+//   park-only   the parked path with nothing applied (the value itself): timing only;
+//   strip       the product's function on the plain GEMM's epilogue path (16-row strips
+//               staged per warp, each chunk's bias loaded from global memory): GELU, but
+//               not checked here.
+// So fused - no-tanh sizes the SFU's part, no-tanh - bias-only the FP32 chain's, bias-only -
+// plain the parked path's own cost (park, reload, the operand). Outputs are not checked (the
+// last three are not GELU); each case's launch is the product's, so its edges are guarded.
+// Timing: probe_bench.cuh (cold: 4 buffer sets rotated; graph and single launches, cases
+// interleaved round by round, medians). Built by scripts/device/probes/build.sh; run by
+// scripts/device/epi-parts.sh. Arguments: rounds of the whole set (default 3).
+#include <cstdlib>
+
+#include "../../../cuda/gemm_gelu.cu"
+#include "probe_bench.cuh"
+
+namespace {
+
+using Fused = EpiBiasGelu<0, true>;
+
+// A timing-only variant of the fused functor: each hides Fused::apply1 for the kernels, which
+// call apply1 on the functor's own type.
+struct NoTanh : Fused {
+  __device__ __forceinline__ float apply1(float v, float op) const {
+    const float h = fmaf(v, 0.5f, op);
+    const float u = h * fmaf(0.285419265090401f, h * h, 1.5957691216057308f);
+    return fmaf(h, fminf(fmaxf(u, -1.0f), 1.0f), h);
+  }
+};
+struct TanhOnly : Fused {
+  __device__ __forceinline__ float apply1(float v, float op) const {
+    const float h = fmaf(v, 0.5f, op);
+    float t;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
+    return fmaf(h, t, h);
+  }
+};
+struct BiasOnly : Fused {
+  __device__ __forceinline__ float apply1(float v, float op) const { return fmaf(v, 0.5f, op); }
+};
+struct ParkOnly : Fused {  // the parked path with nothing applied (the operand unused)
+  __device__ __forceinline__ float apply1(float v, float) const { return v; }
+};
+// The product's function on the plain GEMM's path instead of the parked one: each warp stages
+// 16-row strips (the kernel takes that path for a functor without a column operand) and each
+// chunk loads its 8 bias values from global memory (Fused::apply).
+struct Strip : Fused {
+  static constexpr bool kColOperand = false;
+};
+
+constexpr int kSets = 4;
+
+template <class Epi>
+ProbeCase fused_case(const char *name, int m, int n, int k, half *const *a, half *const *b,
+                     half *const *c, const half *bias) {
+  return {name, [=](int set, cudaStream_t s) {
+            Epi e{};
+            e.bias = bias;
+            CK(static_cast<cudaError_t>(
+                rlg::launch_variant_v14_on(22, a[set], b[set], c[set], m, n, k, e, s)));
+          }};
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
+  cudaStream_t st;
+  CK(cudaStreamCreate(&st));
+  const int shapes[][3] = {{2048, 2048, 2048}, {1024, 4096, 4096}};
+  for (const auto &sh : shapes) {
+    const int m = sh[0], n = sh[1], k = sh[2];
+    half *a[kSets], *b[kSets], *c[kSets], *bias;
+    for (int i = 0; i < kSets; ++i) {
+      CK(cudaMalloc(&a[i], (size_t)m * k * 2));
+      CK(cudaMalloc(&b[i], (size_t)k * n * 2));
+      CK(cudaMalloc(&c[i], (size_t)m * n * 2));
+      CK(static_cast<cudaError_t>(rl_fill_uniform_f16(a[i], (size_t)m * k, 11 + i, -1.f, 1.f, st)));
+      CK(static_cast<cudaError_t>(rl_fill_uniform_f16(b[i], (size_t)k * n, 101 + i, -1.f, 1.f, st)));
+    }
+    CK(cudaMalloc(&bias, (size_t)n * 2));
+    CK(static_cast<cudaError_t>(rl_fill_uniform_f16(bias, n, 7, -1.f, 1.f, st)));
+    CK(cudaStreamSynchronize(st));
+    std::vector<ProbeCase> cases = {
+        {"plain (HGEMM v22)",
+         [=](int set, cudaStream_t s) {
+           CK(static_cast<cudaError_t>(rlg::launch_variant_v14_on(
+               22, a[set], b[set], c[set], m, n, k, rlg::EpiIdentity{}, s)));
+         }},
+        fused_case<Fused>("fused (GEMM+GELU v22)", m, n, k, a, b, c, bias),
+        fused_case<NoTanh>("no-tanh (timing only)", m, n, k, a, b, c, bias),
+        fused_case<TanhOnly>("tanh-only (timing only)", m, n, k, a, b, c, bias),
+        fused_case<BiasOnly>("bias-only (timing only)", m, n, k, a, b, c, bias),
+        fused_case<ParkOnly>("park-only (timing only)", m, n, k, a, b, c, bias),
+        fused_case<Strip>("fused on 16-row strips", m, n, k, a, b, c, bias),
+    };
+    const double bytes = 2.0 * ((double)m * k + (double)k * n + (double)m * n);
+    for (int r = 0; r < rounds; ++r) {
+      std::printf("== %dx%dx%d, set %d\n", m, n, k, r + 1);
+      probe_run(cases, kSets, bytes, st);
+    }
+    for (int i = 0; i < kSets; ++i) {
+      CK(cudaFree(a[i]));
+      CK(cudaFree(b[i]));
+      CK(cudaFree(c[i]));
+    }
+    CK(cudaFree(bias));
+  }
+  CK(cudaStreamDestroy(st));
+  return 0;
+}
