@@ -2,7 +2,8 @@
 # The fused epilogue taken apart (scripts/device/probes/epi_parts.cu; carry
 # target/probes/epi_parts): GEMM+GELU v22's kernels at 2048³ and 1024x4096x4096 with the
 # product's functor, the plain GEMM, and timing-only functors without the tanh, with the tanh
-# alone, with the bias alone; ROUNDS sets of interleaved rounds (default 3), twice. Logs to
+# alone, with the bias alone, the parked path alone, the product's function on the strip
+# epilogue; ROUNDS sets of interleaved rounds (default 3), twice. Logs to
 # $OUT/epi-parts.txt, printed.
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"

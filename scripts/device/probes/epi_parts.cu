@@ -14,8 +14,10 @@
 //               staged per warp, each chunk's bias loaded from global memory): GELU, but
 //               not checked here.
 // So fused - no-tanh sizes the SFU's part, no-tanh - bias-only the FP32 chain's, bias-only -
-// plain the parked path's own cost (park, reload, the operand). Outputs are not checked (the
-// last three are not GELU); each case's launch is the product's, so its edges are guarded.
+// park-only the operand's, park-only - plain the parked path's own, strip - fused the path's
+// choice. Outputs are not checked (the timing-only functors are not GELU); each case's launch
+// is the product's, so its edges are guarded. Run EP's first runs (run1.txt) had the first
+// five cases only.
 // Timing: probe_bench.cuh (cold: 4 buffer sets rotated; graph and single launches, cases
 // interleaved round by round, medians). Built by scripts/device/probes/build.sh; run by
 // scripts/device/epi-parts.sh. Arguments: rounds of the whole set (default 3).
