@@ -418,7 +418,7 @@ struct EpiPrepared {
 // one wave of tiles leaves the epilogue exposed, fused / plain came to 1.033-1.035 (E2; the
 // register form: 1.036 in report H, a per-strip form 1.038-1.042 in E1; docs/perf-log.md);
 // of the ~1.5 us over the plain GEMM there, the tanh costs nothing measurable, the FP32 chain
-// ~0.6 us and this path's park and reload with the bias ~1 us (probe epi_parts, run EP). A
+// ~0.6 us and this path's park and reload ~1 us, the bias nothing (probe epi_parts, run EP). A
 // lane's chunks all have the same 8 columns (32 lanes cover whole rows), so its operand is
 // read and prepared once. `park` is the warp's WM x kLdc floats.
 template <class Cfg, class Epi>
