@@ -1,7 +1,7 @@
 // Development probe (not part of the product): what the fused GEMM+GELU's exposed epilogue
 // spends at one wave of 256x128 tiles (2048^3, 1024x4096x4096), by taking its arithmetic apart.
-// Every case is GEMM+GELU v22's dispatch and kernels (the parked epilogue) with a functor that
-// differs only in apply1, the per-value function:
+// Every case is GEMM+GELU v22's dispatch and kernels with a functor that differs only in
+// apply1, the per-value function (on the parked epilogue, but for plain and strip):
 //   plain       the plain GEMM (HGEMM v22: the identity epilogue, no bias);
 //   fused       the product's bias + tanh GELU: h = v/2 + b/2, u = h (c0 + c1 h^2),
 //               h + h tanh(u) (5 FP32 ops and one MUFU.TANH);
