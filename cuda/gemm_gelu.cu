@@ -39,11 +39,15 @@ __device__ __forceinline__ void bias_gelu8(float (&v)[8], const float (&b)[8]) {
 // V20 (GEMM+GELU v20): the parked epilogue runs as a loop (kRolledEpilogue), and the erf form
 // goes through rl_gelu_erf_fast instead of erff in the tile kernels' epilogues (the slabs, at
 // <= 64 rows, keep erff: a few thousand values per CTA).
-template <int KIND, bool V20 = false>
+// V23 (GEMM+GELU v23): a warp tile inside C is parked in 4 row parts (kParkParts), each part
+// applied and stored before the next is parked (epilogue_parked in hgemm_tile.cuh); the same
+// values.
+template <int KIND, bool V20 = false, bool V23 = false>
 struct EpiBiasGelu {
   static constexpr bool kFastErf = V20 && KIND == 1;
   static constexpr bool kColOperand = true;
   static constexpr bool kRolledEpilogue = V20;
+  static constexpr int kParkParts = V23 ? 4 : 1;
   const half *bias;
 
   __host__ __device__ const half *col_operand() const { return bias; }
@@ -94,13 +98,17 @@ const char *const kNames[rlg::kVariantCount] = {
     "v19 v18 with the bias staged in smem at the start (TMA slabs: a bulk copy; 128x128 split-K: cp.async)",
     "v20 v19 with the parked epilogue as a loop, and the erf form's GELU as a logistic polynomial (ex2 + rcp) instead of erff",
     "v21 v20 with the slabs' clusters sending their partial sums by st.async, one row staging x first (GEMV v15)",
-    "v22 best: v21 with 65..512 rows (where v21 splits K over a cluster) on a wgmma 128x64 tile over all of K, bias+GELU at its store: not WMMA",
+    "v22 v21 with 65..512 rows (where v21 splits K over a cluster) on a wgmma 128x64 tile over all of K, bias+GELU at its store: not WMMA",
+    "v23 best: v22 with the parked epilogue in 4 row parts, each stored before the next is parked",
 };
 
 template <int KIND>
 int fused(int variant, const void *A, const void *B, const void *bias, void *C, int M, int N,
           int K, void *stream) {
   const half *b = static_cast<const half *>(bias);
+  if (variant >= 23)  // v22's kernels with v23's parked epilogue (EpiBiasGelu's V23)
+    return rlg::launch_variant_v14_on(variant, A, B, C, M, N, K, EpiBiasGelu<KIND, true, true>{b},
+                                      stream);
   if (variant >= 20)  // v19's kernels with v20's epilogue (EpiBiasGelu's V20)
     return rlg::launch_variant_v14_on(variant, A, B, C, M, N, K, EpiBiasGelu<KIND, true>{b},
                                       stream);

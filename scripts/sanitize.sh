@@ -108,6 +108,9 @@ RUNS=(
   # v13's 256x128 tile (one per SM: a 2000x1928 output), plain and fused
   "bench gemm --impl wmma --variant 13 --m 2000 --n 1928 --k 72"
   "bench gemm-gelu --impl fused --variant 13 --m 2000 --n 1928 --k 72"
+  # GEMM+GELU v23's parked epilogue in 4 row parts on that tile (whole warp tiles; the edge
+  # ones take the whole-tile form)
+  "bench gemm-gelu --impl fused,unfused --variant 23 --m 2000 --n 1928 --k 72"
   # v14's GEMV slabs with the epilogue: one row direct, W-as-A in a cluster, 16-row groups
   "bench gemm-gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
   "bench gemm-gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"

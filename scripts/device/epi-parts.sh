@@ -3,7 +3,7 @@
 # target/probes/epi_parts): GEMM+GELU v22's kernels at 2048³ and 1024x4096x4096 with the
 # product's functor, the plain GEMM, and timing-only functors without the tanh, with the tanh
 # alone, with the bias alone, the parked path alone, the product's function on the strip
-# epilogue; ROUNDS sets of interleaved rounds (default 3), twice. Logs to
+# epilogue, and (run PP) the tile parked in 2 / 4 row parts; ROUNDS sets of interleaved rounds (default 3), twice. Logs to
 # $OUT/epi-parts.txt, printed.
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"

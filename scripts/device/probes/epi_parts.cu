@@ -21,6 +21,7 @@
 // Timing: probe_bench.cuh (cold: 4 buffer sets rotated; graph and single launches, cases
 // interleaved round by round, medians). Built by scripts/device/probes/build.sh; run by
 // scripts/device/epi-parts.sh. Arguments: rounds of the whole set (default 3).
+#include <array>
 #include <cstdlib>
 
 #include "../../../cuda/gemm_gelu.cu"
@@ -60,6 +61,15 @@ struct Strip : Fused {
   static constexpr bool kColOperand = false;
 };
 
+// Run PP (twenty-second session): the product's function with the warp tile parked in 2 or 4
+// row parts, each part's chunks emitted before the next is parked (Epi::kParkParts), so that
+// one part's global stores drain while the next is parked; and the parked path alone in 2
+// parts.
+template <class Base, int P>
+struct InParts : Base {
+  static constexpr int kParkParts = P;
+};
+
 constexpr int kSets = 4;
 
 template <class Epi>
@@ -73,12 +83,56 @@ ProbeCase fused_case(const char *name, int m, int n, int k, half *const *a, half
           }};
 }
 
+// The parts forms' C against the product's fused functor's, bitwise (the same values, stored
+// in another order), at shape m x n x k on random inputs; exits on a difference.
+void check_parts(int m, int n, int k, cudaStream_t st) {
+  half *a, *b, *bias, *c0, *c1;
+  CK(cudaMalloc(&a, (size_t)m * k * 2));
+  CK(cudaMalloc(&b, (size_t)k * n * 2));
+  CK(cudaMalloc(&bias, (size_t)n * 2));
+  CK(cudaMalloc(&c0, (size_t)m * n * 2));
+  CK(cudaMalloc(&c1, (size_t)m * n * 2));
+  CK(static_cast<cudaError_t>(rl_fill_uniform_f16(a, (size_t)m * k, 3, -1.f, 1.f, st)));
+  CK(static_cast<cudaError_t>(rl_fill_uniform_f16(b, (size_t)k * n, 5, -1.f, 1.f, st)));
+  CK(static_cast<cudaError_t>(rl_fill_uniform_f16(bias, n, 9, -1.f, 1.f, st)));
+  const auto run = [&](auto e, half *c) {
+    e.bias = bias;
+    CK(cudaMemsetAsync(c, 0xff, (size_t)m * n * 2, st));  // poisoned: NaN
+    CK(static_cast<cudaError_t>(rlg::launch_variant_v14_on(22, a, b, c, m, n, k, e, st)));
+  };
+  run(Fused{}, c0);
+  std::vector<unsigned short> h0((size_t)m * n), h1((size_t)m * n);
+  CK(cudaMemcpyAsync(h0.data(), c0, h0.size() * 2, cudaMemcpyDeviceToHost, st));
+  CK(cudaStreamSynchronize(st));
+  for (int p : {2, 4}) {
+    if (p == 2)
+      run(InParts<Fused, 2>{}, c1);
+    else
+      run(InParts<Fused, 4>{}, c1);
+    CK(cudaMemcpyAsync(h1.data(), c1, h1.size() * 2, cudaMemcpyDeviceToHost, st));
+    CK(cudaStreamSynchronize(st));
+    size_t diff = 0, nan = 0;
+    for (size_t i = 0; i < h0.size(); ++i) {
+      diff += h0[i] != h1[i];
+      nan += (h1[i] & 0x7c00) == 0x7c00;
+    }
+    std::printf("check %dx%dx%d, parked in %d parts vs the product's fused: %zu of %zu differ, "
+                "%zu NaN/inf\n",
+                m, n, k, p, diff, h0.size(), nan);
+    if (diff != 0 || nan != 0) std::exit(1);
+  }
+  for (half *q : {a, b, bias, c0, c1}) CK(cudaFree(q));
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
   cudaStream_t st;
   CK(cudaStreamCreate(&st));
+  for (const auto &sh : {std::array<int, 3>{2048, 2048, 2048}, std::array<int, 3>{2000, 1928, 72},
+                         std::array<int, 3>{1024, 4096, 4096}})
+    check_parts(sh[0], sh[1], sh[2], st);
   const int shapes[][3] = {{2048, 2048, 2048}, {1024, 4096, 4096}};
   for (const auto &sh : shapes) {
     const int m = sh[0], n = sh[1], k = sh[2];
@@ -105,6 +159,10 @@ int main(int argc, char **argv) {
         fused_case<BiasOnly>("bias-only (timing only)", m, n, k, a, b, c, bias),
         fused_case<ParkOnly>("park-only (timing only)", m, n, k, a, b, c, bias),
         fused_case<Strip>("fused on 16-row strips", m, n, k, a, b, c, bias),
+        fused_case<InParts<Fused, 2>>("fused, parked in 2 parts", m, n, k, a, b, c, bias),
+        fused_case<InParts<Fused, 4>>("fused, parked in 4 parts", m, n, k, a, b, c, bias),
+        fused_case<InParts<ParkOnly, 2>>("park-only in 2 parts (timing only)", m, n, k, a, b, c,
+                                         bias),
     };
     const double bytes = 2.0 * ((double)m * k + (double)k * n + (double)m * n);
     for (int r = 0; r < rounds; ++r) {
