@@ -39,15 +39,17 @@ __device__ __forceinline__ void bias_gelu8(float (&v)[8], const float (&b)[8]) {
 // V20 (GEMM+GELU v20): the parked epilogue runs as a loop (kRolledEpilogue), and the erf form
 // goes through rl_gelu_erf_fast instead of erff in the tile kernels' epilogues (the slabs, at
 // <= 64 rows, keep erff: a few thousand values per CTA).
-// V23 (GEMM+GELU v23): a warp tile inside C is parked in 4 row parts (kParkParts), each part
-// applied and stored before the next is parked (epilogue_parked in hgemm_tile.cuh); the same
-// values.
+// V23 (GEMM+GELU v23): with the tanh form a warp tile inside C is parked in 4 row parts
+// (kParkParts), each part applied and stored before the next is parked (epilogue_parked in
+// hgemm_tile.cuh); the same values. The erf form keeps v22's whole-tile park: its longer chain
+// in 4 copies of the loop (one per part) made 2048³ 14% slower (run PK; the kernel's SASS grows
+// from 4272 to 5952 instructions, run once per CTA: instruction fetch, a reading).
 template <int KIND, bool V20 = false, bool V23 = false>
 struct EpiBiasGelu {
   static constexpr bool kFastErf = V20 && KIND == 1;
   static constexpr bool kColOperand = true;
   static constexpr bool kRolledEpilogue = V20;
-  static constexpr int kParkParts = V23 ? 4 : 1;
+  static constexpr int kParkParts = V23 && KIND == 0 ? 4 : 1;
   const half *bias;
 
   __host__ __device__ const half *col_operand() const { return bias; }
@@ -99,7 +101,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v20 v19 with the parked epilogue as a loop, and the erf form's GELU as a logistic polynomial (ex2 + rcp) instead of erff",
     "v21 v20 with the slabs' clusters sending their partial sums by st.async, one row staging x first (GEMV v15)",
     "v22 v21 with 65..512 rows (where v21 splits K over a cluster) on a wgmma 128x64 tile over all of K, bias+GELU at its store: not WMMA",
-    "v23 best: v22 with the parked epilogue in 4 row parts, each stored before the next is parked",
+    "v23 best: v22 with the parked epilogue in 4 row parts, each stored before the next is parked (tanh form; erf as v22)",
 };
 
 template <int KIND>

@@ -419,6 +419,16 @@ template <class Epi>
 struct ParkParts<Epi, std::void_t<decltype(Epi::kParkParts)>> {
   static constexpr int value = Epi::kParkParts;
 };
+// Whether those parts run as one loop over every chunk (Epi::kParkRolled; false without it):
+// one copy of the chunk code, the next part parked where a part ends.
+template <class Epi, class = void>
+struct ParkRolled {
+  static constexpr bool value = false;
+};
+template <class Epi>
+struct ParkRolled<Epi, std::void_t<decltype(Epi::kParkRolled)>> {
+  static constexpr bool value = Epi::kParkRolled;
+};
 
 // Parks fragment rows I0 .. I1 - 1 of a warp's accumulators in fp32 at `park` (kLdc floats a row).
 template <class Cfg, int I0, int I1>
@@ -432,37 +442,50 @@ __device__ __forceinline__ void park_fragments(float *park,
                               wmma::mem_row_major);
 }
 
-// A lane's parked chunks Q0 .. Q1 - 1 (chunk q: lane + 32 q of the warp tile, rows 32 /
+// G of a lane's parked chunks from q0 (chunk q: lane + 32 q of the warp tile, rows 32 /
 // kChunksPerRow a q) of a warp tile wholly inside C, through the prepared functor f and out to
-// C: no guard per chunk, so that ptxas may interleave the chains of several chunks (a guard per
-// chunk made it finish one before the next), G chunks at a time.
+// C: no guard per chunk, so that ptxas may interleave the chains of the G chunks (a guard per
+// chunk made it finish one before the next).
+template <class Cfg, int G, class Epi>
+__device__ __forceinline__ void emit_parked_batch(const EpiPrepared<Epi> &f, const float *park,
+                                                  int lane, int c, int q0, half *C, int N,
+                                                  int row0, int col0) {
+  constexpr int kChunksPerRow = Cfg::WN / 8;
+  float v[G][8];  // G chunks in flight: loads, then all 8 G chains, then the stores
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+    load_staged8<Cfg>(park, (lane + 32 * (q0 + g)) / kChunksPerRow, c, chunk_swap(), v[g]);
+#pragma unroll
+  for (int g = 0; g < G; ++g) f.template apply<true>(v[g], 0, 0);
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+    store8(C + static_cast<size_t>(row0 + (lane + 32 * (q0 + g)) / kChunksPerRow) * N + col0 + c,
+           v[g]);
+}
+
+// Chunks per batch: 4 where the count allows.
+template <int Q>
+constexpr int parked_batch() {
+  return Q % 4 == 0 ? 4 : Q % 2 == 0 ? 2 : 1;
+}
+
+// A lane's parked chunks Q0 .. Q1 - 1 of a warp tile wholly inside C, a batch at a time.
 template <class Cfg, int Q0, int Q1, class Epi>
 __device__ __forceinline__ void emit_parked_chunks(const EpiPrepared<Epi> &f, const float *park,
                                                    int lane, int c, half *C, int N, int row0,
                                                    int col0) {
-  constexpr int kChunksPerRow = Cfg::WN / 8;
-  constexpr int G = (Q1 - Q0) % 4 == 0 ? 4 : (Q1 - Q0) % 2 == 0 ? 2 : 1;
-  const auto batch = [&](int q0) {
-    float v[G][8];  // G chunks in flight: loads, then all 8 G chains, then the stores
-#pragma unroll
-    for (int g = 0; g < G; ++g)
-      load_staged8<Cfg>(park, (lane + 32 * (q0 + g)) / kChunksPerRow, c, chunk_swap(), v[g]);
-#pragma unroll
-    for (int g = 0; g < G; ++g) f.template apply<true>(v[g], 0, 0);
-#pragma unroll
-    for (int g = 0; g < G; ++g)
-      store8(C + static_cast<size_t>(row0 + (lane + 32 * (q0 + g)) / kChunksPerRow) * N + col0 + c,
-             v[g]);
-  };
+  constexpr int G = parked_batch<Q1 - Q0>();
   if constexpr (Epi::kRolledEpilogue) {
     // One batch of code, run (Q1 - Q0) / G times: unrolled, a functor of ~14 instructions per
     // value made a straight line of ~2k instructions that every CTA runs once, with no reuse
     // from the instruction caches (GEMM+GELU v20; docs/perf-log.md).
 #pragma unroll 1
-    for (int q0 = Q0; q0 < Q1; q0 += G) batch(q0);
+    for (int q0 = Q0; q0 < Q1; q0 += G)
+      emit_parked_batch<Cfg, G>(f, park, lane, c, q0, C, N, row0, col0);
   } else {
 #pragma unroll
-    for (int q0 = Q0; q0 < Q1; q0 += G) batch(q0);
+    for (int q0 = Q0; q0 < Q1; q0 += G)
+      emit_parked_batch<Cfg, G>(f, park, lane, c, q0, C, N, row0, col0);
   }
 }
 
@@ -480,6 +503,38 @@ __device__ __forceinline__ void emit_parked_parts(const EpiPrepared<Epi> &f, flo
   __syncwarp();
   emit_parked_chunks<Cfg, P0 * QP, (P0 + 1) * QP>(f, park, lane, c, C, N, row0, col0);
   if constexpr (P0 + 1 < P) emit_parked_parts<Cfg, P, P0 + 1>(f, park, acc, lane, c, C, N, row0, col0);
+}
+
+// Part p (p >= I, known only at run time) of P parked: the fragment indices stay constants.
+template <class Cfg, int P, int I>
+__device__ __forceinline__ void park_part(int p, float *park,
+                                          FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN]) {
+  constexpr int FP = Cfg::kFragsM / P;
+  if (p == I)
+    park_fragments<Cfg, I * FP, (I + 1) * FP>(park, acc);
+  else if constexpr (I + 1 < P)
+    park_part<Cfg, P, I + 1>(p, park, acc);
+}
+
+// The same P parts as one rolled loop over the lane's chunks: one copy of the batch code
+// (emit_parked_parts has one per part), part p + 1 parked where part p's chunks end.
+template <class Cfg, int P, class Epi>
+__device__ __forceinline__ void emit_parked_parts_rolled(const EpiPrepared<Epi> &f, float *park,
+                                                         FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN],
+                                                         int lane, int c, half *C, int N,
+                                                         int row0, int col0) {
+  constexpr int Q = Cfg::WM * (Cfg::WN / 8) / 32, QP = Q / P, G = parked_batch<QP>();
+  static_assert(Cfg::kFragsM % P == 0 && QP % G == 0, "whole fragment rows and batches per part");
+  park_fragments<Cfg, 0, Cfg::kFragsM / P>(park, acc);
+  __syncwarp();
+#pragma unroll 1
+  for (int q0 = 0; q0 < Q; q0 += G) {
+    if (q0 != 0 && q0 % QP == 0) {
+      park_part<Cfg, P, 1>(q0 / QP, park, acc);
+      __syncwarp();
+    }
+    emit_parked_batch<Cfg, G>(f, park, lane, c, q0, C, N, row0, col0);
+  }
 }
 
 // Parked epilogue for a functor with a column operand (the fused bias+GELU), where the
@@ -511,7 +566,10 @@ __device__ __forceinline__ void epilogue_parked(const Epi &epi, float *park,
       EpiPrepared<Epi> f{epi, {}};
 #pragma unroll
       for (int q = 0; q < 8; ++q) f.op[q] = epi.prep(__half2float(ops[c + q]));
-      emit_parked_parts<Cfg, P, 0>(f, park, acc, lane, c, C, N, row0, col0);
+      if constexpr (ParkRolled<Epi>::value)
+        emit_parked_parts_rolled<Cfg, P>(f, park, acc, lane, c, C, N, row0, col0);
+      else
+        emit_parked_parts<Cfg, P, 0>(f, park, acc, lane, c, C, N, row0, col0);
       return;
     }
   }

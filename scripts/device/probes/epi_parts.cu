@@ -20,9 +20,11 @@
 // five cases only.
 // Timing: probe_bench.cuh (cold: 4 buffer sets rotated; graph and single launches, cases
 // interleaved round by round, medians). Built by scripts/device/probes/build.sh; run by
-// scripts/device/epi-parts.sh. Arguments: rounds of the whole set (default 3).
+// scripts/device/epi-parts.sh. Arguments: rounds of the whole set (default 3), then "parts" for
+// run PR's cases.
 #include <array>
 #include <cstdlib>
+#include <string>
 
 #include "../../../cuda/gemm_gelu.cu"
 #include "probe_bench.cuh"
@@ -64,11 +66,14 @@ struct Strip : Fused {
 // Run PP (twenty-second session): the product's function with the warp tile parked in 2 or 4
 // row parts, each part's chunks emitted before the next is parked (Epi::kParkParts), so that
 // one part's global stores drain while the next is parked; and the parked path alone in 2
-// parts.
-template <class Base, int P>
+// parts. Run PR (second argument "parts"): the parts as one rolled loop (Epi::kParkRolled: one
+// copy of the chunk code, where PP's form has one per part), with the tanh and the erf form.
+template <class Base, int P, bool ROLLED = false>
 struct InParts : Base {
   static constexpr int kParkParts = P;
+  static constexpr bool kParkRolled = ROLLED;
 };
+using FusedErf = EpiBiasGelu<1, true>;  // GEMM+GELU v22's erf form
 
 constexpr int kSets = 4;
 
@@ -83,8 +88,8 @@ ProbeCase fused_case(const char *name, int m, int n, int k, half *const *a, half
           }};
 }
 
-// The parts forms' C against the product's fused functor's, bitwise (the same values, stored
-// in another order), at shape m x n x k on random inputs; exits on a difference.
+// The parts forms' C against GEMM+GELU v22's, bitwise (the same values, stored in another
+// order), for both GELU forms at shape m x n x k on random inputs; exits on a difference.
 void check_parts(int m, int n, int k, cudaStream_t st) {
   half *a, *b, *bias, *c0, *c1;
   CK(cudaMalloc(&a, (size_t)m * k * 2));
@@ -100,27 +105,31 @@ void check_parts(int m, int n, int k, cudaStream_t st) {
     CK(cudaMemsetAsync(c, 0xff, (size_t)m * n * 2, st));  // poisoned: NaN
     CK(static_cast<cudaError_t>(rlg::launch_variant_v14_on(22, a, b, c, m, n, k, e, st)));
   };
-  run(Fused{}, c0);
   std::vector<unsigned short> h0((size_t)m * n), h1((size_t)m * n);
-  CK(cudaMemcpyAsync(h0.data(), c0, h0.size() * 2, cudaMemcpyDeviceToHost, st));
-  CK(cudaStreamSynchronize(st));
-  for (int p : {2, 4}) {
-    if (p == 2)
-      run(InParts<Fused, 2>{}, c1);
-    else
-      run(InParts<Fused, 4>{}, c1);
-    CK(cudaMemcpyAsync(h1.data(), c1, h1.size() * 2, cudaMemcpyDeviceToHost, st));
+  const auto fetch = [&](const half *c, std::vector<unsigned short> &h) {
+    CK(cudaMemcpyAsync(h.data(), c, h.size() * 2, cudaMemcpyDeviceToHost, st));
     CK(cudaStreamSynchronize(st));
+  };
+  const auto compare = [&](const char *what) {
     size_t diff = 0, nan = 0;
     for (size_t i = 0; i < h0.size(); ++i) {
       diff += h0[i] != h1[i];
       nan += (h1[i] & 0x7c00) == 0x7c00;
     }
-    std::printf("check %dx%dx%d, parked in %d parts vs the product's fused: %zu of %zu differ, "
-                "%zu NaN/inf\n",
-                m, n, k, p, diff, h0.size(), nan);
+    std::printf("check %dx%dx%d, %s vs GEMM+GELU v22: %zu of %zu differ, %zu NaN/inf\n", m, n, k,
+                what, diff, h0.size(), nan);
     if (diff != 0 || nan != 0) std::exit(1);
-  }
+  };
+  run(Fused{}, c0);
+  fetch(c0, h0);
+  run(InParts<Fused, 2>{}, c1), fetch(c1, h1), compare("tanh, 2 parts");
+  run(InParts<Fused, 4>{}, c1), fetch(c1, h1), compare("tanh, 4 parts");
+  run(InParts<Fused, 2, true>{}, c1), fetch(c1, h1), compare("tanh, 2 parts rolled");
+  run(InParts<Fused, 4, true>{}, c1), fetch(c1, h1), compare("tanh, 4 parts rolled");
+  run(FusedErf{}, c0);
+  fetch(c0, h0);
+  run(InParts<FusedErf, 4>{}, c1), fetch(c1, h1), compare("erf, 4 parts");
+  run(InParts<FusedErf, 4, true>{}, c1), fetch(c1, h1), compare("erf, 4 parts rolled");
   for (half *q : {a, b, bias, c0, c1}) CK(cudaFree(q));
 }
 
@@ -128,6 +137,7 @@ void check_parts(int m, int n, int k, cudaStream_t st) {
 
 int main(int argc, char **argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
+  const bool parts = argc > 2 && std::string(argv[2]) == "parts";  // run PR's cases
   cudaStream_t st;
   CK(cudaStreamCreate(&st));
   for (const auto &sh : {std::array<int, 3>{2048, 2048, 2048}, std::array<int, 3>{2000, 1928, 72},
@@ -147,7 +157,7 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&bias, (size_t)n * 2));
     CK(static_cast<cudaError_t>(rl_fill_uniform_f16(bias, n, 7, -1.f, 1.f, st)));
     CK(cudaStreamSynchronize(st));
-    std::vector<ProbeCase> cases = {
+    std::vector<ProbeCase> ep_cases = {
         {"plain (HGEMM v22)",
          [=](int set, cudaStream_t s) {
            CK(static_cast<cudaError_t>(rlg::launch_variant_v14_on(
@@ -164,6 +174,17 @@ int main(int argc, char **argv) {
         fused_case<InParts<ParkOnly, 2>>("park-only in 2 parts (timing only)", m, n, k, a, b, c,
                                          bias),
     };
+    std::vector<ProbeCase> pc_cases = {
+        ep_cases[0],
+        fused_case<Fused>("tanh: v22 (whole tile)", m, n, k, a, b, c, bias),
+        fused_case<InParts<Fused, 4>>("tanh: 4 parts (v23)", m, n, k, a, b, c, bias),
+        fused_case<InParts<Fused, 4, true>>("tanh: 4 parts rolled", m, n, k, a, b, c, bias),
+        fused_case<InParts<Fused, 2, true>>("tanh: 2 parts rolled", m, n, k, a, b, c, bias),
+        fused_case<FusedErf>("erf: v22 (whole tile)", m, n, k, a, b, c, bias),
+        fused_case<InParts<FusedErf, 4>>("erf: 4 parts", m, n, k, a, b, c, bias),
+        fused_case<InParts<FusedErf, 4, true>>("erf: 4 parts rolled", m, n, k, a, b, c, bias),
+    };
+    const std::vector<ProbeCase> &cases = parts ? pc_cases : ep_cases;
     const double bytes = 2.0 * ((double)m * k + (double)k * n + (double)m * n);
     for (int r = 0; r < rounds; ++r) {
       std::printf("== %dx%dx%d, set %d\n", m, n, k, r + 1);
