@@ -42,8 +42,9 @@ __device__ __forceinline__ void bias_gelu8(float (&v)[8], const float (&b)[8]) {
 // V23 (GEMM+GELU v23): with the tanh form a warp tile inside C is parked in 4 row parts
 // (kParkParts), each part applied and stored before the next is parked (epilogue_parked in
 // hgemm_tile.cuh); the same values. The erf form keeps v22's whole-tile park: its longer chain
-// in 4 copies of the loop (one per part) made 2048³ 14% slower (run PK; the kernel's SASS grows
-// from 4272 to 5952 instructions, run once per CTA: instruction fetch, a reading).
+// in 4 copies of the loop (one per part) made 2048³ 14% slower in run PK (the kernel's SASS grows
+// from 4272 to 5952 instructions, run once per CTA: instruction fetch, a reading), though the
+// probe's run PR found it 0.2-0.4 us faster than v22's (docs/perf-log.md): not settled.
 template <int KIND, bool V20 = false, bool V23 = false>
 struct EpiBiasGelu {
   static constexpr bool kFastErf = V20 && KIND == 1;

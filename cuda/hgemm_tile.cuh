@@ -419,8 +419,9 @@ template <class Epi>
 struct ParkParts<Epi, std::void_t<decltype(Epi::kParkParts)>> {
   static constexpr int value = Epi::kParkParts;
 };
-// Whether those parts run as one loop over every chunk (Epi::kParkRolled; false without it):
-// one copy of the chunk code, the next part parked where a part ends.
+// Whether those parts run as one loop over every chunk (Epi::kParkRolled; false without it; the
+// probe epi_parts only): one copy of the chunk code, the next part parked where a part ends.
+// Run PR: no faster than the whole tile, where the unrolled parts gain 0.5-1.5 us at 2048³.
 template <class Epi, class = void>
 struct ParkRolled {
   static constexpr bool value = false;
