@@ -503,7 +503,8 @@ __device__ __forceinline__ void emit_parked_parts(const EpiPrepared<Epi> &f, flo
   park_fragments<Cfg, P0 * FP, (P0 + 1) * FP>(park, acc);
   __syncwarp();
   emit_parked_chunks<Cfg, P0 * QP, (P0 + 1) * QP>(f, park, lane, c, C, N, row0, col0);
-  if constexpr (P0 + 1 < P) emit_parked_parts<Cfg, P, P0 + 1>(f, park, acc, lane, c, C, N, row0, col0);
+  if constexpr (P0 + 1 < P)
+    emit_parked_parts<Cfg, P, P0 + 1>(f, park, acc, lane, c, C, N, row0, col0);
 }
 
 // Part p (p >= I, known only at run time) of P parked: the fragment indices stay constants.
