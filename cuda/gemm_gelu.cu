@@ -103,13 +103,14 @@ const char *const kNames[rlg::kVariantCount] = {
     "v21 v20 with the slabs' clusters sending their partial sums by st.async, one row staging x first (GEMV v15)",
     "v22 v21 with 65..512 rows (where v21 splits K over a cluster) on a wgmma 128x64 tile over all of K, bias+GELU at its store: not WMMA",
     "v23 best: v22 with the parked epilogue in 4 row parts, each stored before the next is parked (tanh form; erf as v22)",
+    "v24 v23 with 17..64 rows on a 64x64 wgmma tile, K split over a cluster of 1-4 CTAs, bias+GELU at its store: not WMMA",
 };
 
 template <int KIND>
 int fused(int variant, const void *A, const void *B, const void *bias, void *C, int M, int N,
           int K, void *stream) {
   const half *b = static_cast<const half *>(bias);
-  if (variant >= 23)  // v22's kernels with v23's parked epilogue (EpiBiasGelu's V23)
+  if (variant >= 23)  // v22's kernels (v24: and its few-row tile) with v23's parked epilogue
     return rlg::launch_variant_v14_on(variant, A, B, C, M, N, K, EpiBiasGelu<KIND, true, true>{b},
                                       stream);
   if (variant >= 20)  // v19's kernels with v20's epilogue (EpiBiasGelu's V20)

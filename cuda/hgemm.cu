@@ -30,6 +30,7 @@ const char *const kNames[rlg::kVariantCount] = {
     "v21 v18 with the slabs' clusters sending their partial sums by st.async, one row staging x first (GEMV v15)",
     "v22 best: v21 with 65..512 rows (where v21 splits K over a cluster) on a wgmma 128x64 tile over all of K, TMA-fed: not WMMA",
     "v23 v22's kernels (v23 of the fused family parks its epilogue in row parts; the plain GEMM has none)",
+    "v24 v22 with 17..64 rows on a 64x64 wgmma tile, K split over a cluster of 1-4 CTAs, TMA-fed: not WMMA",
 };
 
 }  // namespace

@@ -111,6 +111,12 @@ RUNS=(
   # GEMM+GELU v23's parked epilogue in 4 row parts on that tile (whole warp tiles; the edge
   # ones take the whole-tile form)
   "bench gemm-gelu --impl fused,unfused --variant 23 --m 2000 --n 1928 --k 72"
+  # v24's few-row wgmma tile: K split over a cluster of 4 (partial row, column and k-tiles,
+  # a short last split), of 2 and unsplit (129 tiles, a partial one), plain and fused
+  "bench gemm --impl wmma --variant 24 --m 40 --n 1096 --k 2056"
+  "bench gemm-gelu --impl fused --variant 24 --m 40 --n 1096 --k 2056"
+  "bench gemm-gelu --impl fused --variant 24 --m 17 --n 2560 --k 2048"
+  "bench gemm --impl wmma --variant 24 --m 64 --n 8200 --k 160"
   # v14's GEMV slabs with the epilogue: one row direct, W-as-A in a cluster, 16-row groups
   "bench gemm-gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
   "bench gemm-gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"

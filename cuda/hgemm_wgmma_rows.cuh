@@ -1,0 +1,268 @@
+// HGEMM v24's few-row kernel: 17..64 rows on a 64x64 wgmma tile, K split over a cluster of
+// SPLIT CTAs. At these M the weights B are the traffic and the 64 rows of A fit one warpgroup's
+// m64 wgmma; the TMA slabs before it (v16-v23) ran the same stream on mma.sync, 8 warps issuing
+// 32 MMAs per 16 rows of K, and took 1.4-1.5x a read of B at 64 rows (docs/perf-log.md, HGEMM
+// v24). v22's tile (hgemm_wgmma.cuh) has 128 rows, half of them empty here.
+//
+// Layout: warpgroup 0 is the producer (its thread 0 issues the TMA copies; the others only
+// join the cluster barriers), warpgroup 1 runs four m64n64k16 wgmmas per k-tile of 64 on
+// both operands in shared memory, the boxes and descriptors of v22's tile with A's box 64 rows
+// high. The SPLIT CTAs of a cluster take consecutive ranges of k-tiles of one 64-column block;
+// after the loop each keeps in registers the 64 / SPLIT rows it will store and leaves the
+// other rows' partial sums in its own shared memory, a cluster barrier publishes them, and each
+// CTA adds the SPLIT partial sums of its rows in rank order (so C does not depend on which CTA
+// stores), applies the functor and stores; a second barrier keeps every CTA's shared memory
+// alive until the others have read it. Edges as v22's tile: TMA zero-fills rows, columns and
+// the K tail, the store is guarded, the host requires N % 8 == 0, K % 8 == 0 and 16-byte
+// aligned bases.
+#pragma once
+#include "hgemm_wgmma.cuh"
+
+namespace rlg {
+
+constexpr int kWrBN = 64, kWrBK = 64, kWrStages = 10;
+// v24 runs the tile at kWrMinRows < M <= kWrMaxRows (launch_v14_on): up to 16 rows the GEMV's
+// register slabs stream B at the read's pace already.
+constexpr int kWrMinRows = 16, kWrMaxRows = 64;
+constexpr int kWrThreads = 256;                 // producer warpgroup + 1 consumer warpgroup
+constexpr int kWrABytes = 64 * kWrBK * 2;       // 8 KB: 64 rows of 128 bytes
+constexpr int kWrBBytes = kWrBK * kWrBN * 2;    // 8 KB: 64 k-rows of 128 bytes
+constexpr int kWrStageBytes = kWrABytes + kWrBBytes;
+constexpr int kWrPartBytes = 32 * 128 * 4;      // one CTA's 64x64 fp32 partial sums
+template <int SPLIT>
+constexpr int wr_smem_bytes() {  // + slack to align the ring to 1024 bytes
+  return kWrStages * kWrStageBytes + (SPLIT > 1 ? kWrPartBytes : 0) + 1024;
+}
+
+// Cluster c (blockIdx.x / SPLIT) computes columns 64c..64c+63 of all M rows; its rank r takes
+// k-tiles [r per, (r + 1) per) and stores rows 64 r / SPLIT .. 64 (r + 1) / SPLIT - 1.
+template <class Epi, int SPLIT>
+__global__ void __launch_bounds__(kWrThreads, 1)
+    wgmma_rows_kernel(const __grid_constant__ CUtensorMap amap,
+                      const __grid_constant__ CUtensorMap bmap, half *C, int M, int N, int K,
+                      Epi epi) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  static_assert(SPLIT == 1 || SPLIT == 2 || SPLIT == 4, "a warp's 16 rows go to one CTA");
+  namespace cg = cooperative_groups;
+  extern __shared__ unsigned char wr_smem_raw[];
+  unsigned char *ring = reinterpret_cast<unsigned char *>(
+      (reinterpret_cast<uintptr_t>(wr_smem_raw) + 1023) & ~uintptr_t(1023));
+  float *part = reinterpret_cast<float *>(ring + kWrStages * kWrStageBytes);  // [32][128]
+  __shared__ unsigned long long full[kWrStages], empty[kWrStages];
+  const int rank = SPLIT > 1 ? static_cast<int>(cg::this_cluster().block_rank()) : 0;
+  const int n0 = (blockIdx.x / SPLIT) * kWrBN;
+  const int k_tiles = (K + kWrBK - 1) / kWrBK, per = (k_tiles + SPLIT - 1) / SPLIT;
+  const int kt0 = rank * per, kt1 = min(k_tiles, kt0 + per);
+  const int count = kt1 > kt0 ? kt1 - kt0 : 0;
+  const int wg = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kWrStages; ++i) {
+      mbar_init(&full[i], 1);
+      mbar_init(&empty[i], 4);  // the consumer's 4 warps
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  // This lane's 16 columns: n0 + 8j + 2(lane % 4) + {0, 1}, j = 0..7 (the accumulator layout).
+  const int col_l = 2 * (lane % 4);
+  float op[16];  // the functor's column operand, prepped, loaded before the loop (as v22's)
+  if constexpr (Epi::kColOperand) {
+    if (wg == 1) {
+      const half *src = epi.col_operand();
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const int col = n0 + 8 * j + col_l;
+        const float2 f = col < N ? __half22float2(__ldg(reinterpret_cast<const __half2 *>(src + col)))
+                                 : make_float2(0.0f, 0.0f);
+        op[2 * j] = epi.prep(f.x);
+        op[2 * j + 1] = epi.prep(f.y);
+      }
+    }
+  }
+  float d[32];
+#pragma unroll
+  for (int i = 0; i < 32; ++i) d[i] = 0.0f;
+  if (wg == 0) {
+    // Producer: k-tile i of this CTA's range into stage i % S once the consumer released it.
+    if (threadIdx.x == 0) {
+      for (int i = 0; i < count; ++i) {
+        const int s = i % kWrStages, kt = kt0 + i;
+        if (i >= kWrStages) mbar_wait(&empty[s], (i / kWrStages - 1) & 1);
+        unsigned char *st = ring + s * kWrStageBytes;
+        mbar_expect_tx(&full[s], kWrStageBytes);
+        tma_load_2d(st, &amap, kt * kWrBK, 0, &full[s]);
+        tma_load_2d(st + kWrABytes, &bmap, n0, kt * kWrBK, &full[s]);
+      }
+    }
+  } else {
+    for (int i = 0; i < count; ++i) {
+      const int s = i % kWrStages;
+      mbar_wait(&full[s], (i / kWrStages) & 1);
+      const unsigned char *a = ring + s * kWrStageBytes;
+      const unsigned char *b = a + kWrABytes;
+      wg_fence();
+#pragma unroll
+      for (int kk = 0; kk < kWrBK / 16; ++kk)
+        wgmma_64x64x16(d, wg_desc(a + kk * 32, 16, 1024), wg_desc(b + kk * 2048, 1024, 1024));
+      wg_commit();
+      wg_wait<1>();  // the previous k-tile's wgmmas are done: release its stage
+      if (i > 0 && lane == 0) mbar_arrive(&empty[(i - 1) % kWrStages]);
+    }
+    wg_wait<0>();
+    wg_hold(d);
+  }
+  // Warp w of the consumer holds rows 16w..16w+15: rank w / (4 / SPLIT) stores them.
+  const int owner = warp / (4 / SPLIT);
+  const int t = threadIdx.x - 128;  // the consumer thread's index, 0..127
+  if constexpr (SPLIT > 1) {
+    cg::cluster_group cluster = cg::this_cluster();
+    if (wg == 1 && owner != rank) {
+#pragma unroll
+      for (int i = 0; i < 32; ++i) part[i * 128 + t] = d[i];  // conflict-free: t is the lane
+    }
+    cluster.sync();  // every CTA's partial sums written and visible cluster-wide
+    if (wg == 1 && owner == rank) {
+      float sum[32];
+#pragma unroll
+      for (int i = 0; i < 32; ++i) sum[i] = 0.0f;
+#pragma unroll
+      for (int r = 0; r < SPLIT; ++r) {  // rank order, the owner's own sums from registers
+        if (r == rank) {
+#pragma unroll
+          for (int i = 0; i < 32; ++i) sum[i] += d[i];
+        } else {
+          const float *src = cluster.map_shared_rank(part, r);
+#pragma unroll
+          for (int i = 0; i < 32; ++i) sum[i] += src[i * 128 + t];
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < 32; ++i) d[i] = sum[i];
+    }
+    cluster.sync();  // no CTA exits (freeing its shared memory) while another may read it
+  }
+  if (wg == 0 || owner != rank) return;
+  const int row0 = 16 * warp + lane / 4;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const int col = n0 + 8 * j + col_l;
+    if (col >= N) continue;  // N % 8 == 0: col + 1 < N too
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + 8 * h;
+      if (row >= M) continue;
+      float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
+      if constexpr (Epi::kColOperand) {
+        v0 = epi.apply1(v0, op[2 * j]);
+        v1 = epi.apply1(v1, op[2 * j + 1]);
+      }
+      *reinterpret_cast<__half2 *>(C + static_cast<size_t>(row) * N + col) =
+          __floats2half2_rn(v0, v1);
+    }
+  }
+#else
+  __trap();  // never launched: the host runs it on compute capability 9.0 with sm_90a code only
+#endif
+}
+
+template <class Epi, int SPLIT>
+cudaLaunchConfig_t wr_launch_config(unsigned grid, cudaStream_t stream,
+                                    cudaLaunchAttribute *attr) {
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = dim3(grid, 1, 1);
+  lc.blockDim = dim3(kWrThreads, 1, 1);
+  lc.dynamicSmemBytes = wr_smem_bytes<SPLIT>();
+  lc.stream = stream;
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = SPLIT;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  lc.attrs = attr;
+  lc.numAttrs = 1;
+  return lc;
+}
+
+// CTAs of the SPLIT form resident at once (max active clusters x SPLIT; without a cluster,
+// blocks per SM x SMs), queried once per instantiation; 0 (never chosen) on error.
+template <class Epi, int SPLIT>
+int wr_slots() {
+  static const int slots = [] {
+    constexpr auto *kernel = &wgmma_rows_kernel<Epi, SPLIT>;
+    if (allow_smem<kernel, wr_smem_bytes<SPLIT>()>() != 0) return 0;
+    if (SPLIT == 1) {  // no cluster: blocks per SM times SMs
+      int per_sm = 0;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWrThreads,
+                                                        wr_smem_bytes<SPLIT>()) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+      }
+      return per_sm * rl_sm_count();
+    }
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t lc = wr_launch_config<Epi, SPLIT>(SPLIT, nullptr, attr);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &lc) != cudaSuccess) {
+      cudaGetLastError();  // not sticky; do not leave it for the next launch check
+      return 0;
+    }
+    return clusters * SPLIT;
+  }();
+  return slots;
+}
+
+// The split for a shape: the largest of 4, 2, 1 whose CTAs fit one wave and leave each CTA at
+// least kWrMinSplitTiles k-tiles; 0 when even that grid would leave over half of the SMs idle
+// (the slab paths keep such shapes).
+constexpr int kWrMinSplitTiles = 8;
+template <class Epi>
+int wr_choose_split(int N, int K) {
+  const long long tiles = rl_ceil_div(N, kWrBN);
+  const int k_tiles = static_cast<int>(rl_ceil_div(K, kWrBK));
+  const auto fits = [&](int split, int slots) {
+    return tiles * split <= slots && (split == 1 || k_tiles >= kWrMinSplitTiles * split);
+  };
+  int split = 0;
+  if (fits(4, wr_slots<Epi, 4>())) split = 4;
+  else if (fits(2, wr_slots<Epi, 2>())) split = 2;
+  else if (fits(1, wr_slots<Epi, 1>())) split = 1;
+  if (split == 0 || tiles * split < rl_sm_count() / 2) return 0;
+  return split;
+}
+
+template <class Epi, int SPLIT>
+int launch_wgmma_rows_as(const CUtensorMap &am, const CUtensorMap &bm, half *C, int M, int N,
+                         int K, const Epi &epi, cudaStream_t stream) {
+  constexpr auto *kernel = &wgmma_rows_kernel<Epi, SPLIT>;
+  const int prep = allow_smem<kernel, wr_smem_bytes<SPLIT>()>();
+  if (prep != 0) return prep;
+  const long long grid = rl_ceil_div(N, kWrBN) * SPLIT;
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t lc = wr_launch_config<Epi, SPLIT>(static_cast<unsigned>(grid), stream, attr);
+  if (SPLIT == 1) lc.numAttrs = 0;
+  const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, am, bm, C, M, N, K, epi);
+  if (err != cudaSuccess) return static_cast<int>(err);
+  return rl_launch_status();
+}
+
+// v24's few-row launch; *launched false (nothing run) when no split suits the shape or a tensor
+// map cannot be made. The caller has checked M, vec16_ok and wgmma_capable.
+template <class Epi>
+int launch_wgmma_rows(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+                      cudaStream_t stream, bool *launched) {
+  *launched = false;
+  const int split = wr_choose_split<Epi>(N, K);
+  if (split == 0) return 0;
+  CUtensorMap am, bm;
+  if (!rl_tma::tensor_map(&am, A, M, K, kWrBK, 64) ||
+      !rl_tma::tensor_map(&bm, B, K, N, kWrBN, kWrBK))
+    return 0;
+  *launched = true;
+  switch (split) {
+    case 4: return launch_wgmma_rows_as<Epi, 4>(am, bm, C, M, N, K, epi, stream);
+    case 2: return launch_wgmma_rows_as<Epi, 2>(am, bm, C, M, N, K, epi, stream);
+    default: return launch_wgmma_rows_as<Epi, 1>(am, bm, C, M, N, K, epi, stream);
+  }
+}
+
+}  // namespace rlg
