@@ -29,6 +29,9 @@ constexpr int kWrABytes = 64 * kWrBK * 2;       // 8 KB: 64 rows of 128 bytes
 constexpr int kWrBBytes = kWrBK * kWrBN * 2;    // 8 KB: 64 k-rows of 128 bytes
 constexpr int kWrStageBytes = kWrABytes + kWrBBytes;
 constexpr int kWrPartBytes = 32 * 128 * 4;      // one CTA's 64x64 fp32 partial sums
+// A's box: M rounded up to 8 rows (whole 1024-byte swizzle atoms), not the tile's 64. With
+// 64-row boxes 17 and 32 rows ran 10-15% slower than 64 (docs/perf-log.md, HGEMM v24).
+__host__ __device__ inline int wr_a_rows(int M) { return M >= 64 ? 64 : (M + 7) / 8 * 8; }
 template <int SPLIT>
 constexpr int wr_smem_bytes() {  // + slack to align the ring to 1024 bytes
   return kWrStages * kWrStageBytes + (SPLIT > 1 ? kWrPartBytes : 0) + 1024;
@@ -55,12 +58,24 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   const int kt0 = rank * per, kt1 = min(k_tiles, kt0 + per);
   const int count = kt1 > kt0 ? kt1 - kt0 : 0;
   const int wg = threadIdx.x / 128;
+  const int a_rows = wr_a_rows(M);
   if (threadIdx.x == 0) {
     for (int i = 0; i < kWrStages; ++i) {
       mbar_init(&full[i], 1);
       mbar_init(&empty[i], 4);  // the consumer's 4 warps
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  // The rows of A below the box are never loaded: zero them once in every stage, so that the
+  // wgmmas read zeros there (rows >= M are not stored), then hand them to the async proxy.
+  if (a_rows < 64) {
+    const int per_stage = (64 - a_rows) * 8;  // 16-byte words
+    for (int w = threadIdx.x; w < kWrStages * per_stage; w += kWrThreads) {
+      uint4 *dst = reinterpret_cast<uint4 *>(ring + (w / per_stage) * kWrStageBytes +
+                                             a_rows * 128) + w % per_stage;
+      *dst = make_uint4(0, 0, 0, 0);
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   }
   __syncthreads();
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
@@ -90,7 +105,7 @@ __global__ void __launch_bounds__(kWrThreads, 1)
         const int s = i % kWrStages, kt = kt0 + i;
         if (i >= kWrStages) mbar_wait(&empty[s], (i / kWrStages - 1) & 1);
         unsigned char *st = ring + s * kWrStageBytes;
-        mbar_expect_tx(&full[s], kWrStageBytes);
+        mbar_expect_tx(&full[s], a_rows * 128 + kWrBBytes);
         tma_load_2d(st, &amap, kt * kWrBK, 0, &full[s]);
         tma_load_2d(st + kWrABytes, &bmap, n0, kt * kWrBK, &full[s]);
       }
@@ -254,7 +269,7 @@ int launch_wgmma_rows(const half *A, const half *B, half *C, int M, int N, int K
   const int split = wr_choose_split<Epi>(N, K);
   if (split == 0) return 0;
   CUtensorMap am, bm;
-  if (!rl_tma::tensor_map(&am, A, M, K, kWrBK, 64) ||
+  if (!rl_tma::tensor_map(&am, A, M, K, kWrBK, wr_a_rows(M)) ||
       !rl_tma::tensor_map(&bm, B, K, N, kWrBN, kWrBK))
     return 0;
   *launched = true;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HGEMM / GEMM+GELU v24 (17..64 rows on a 64-row wgmma tile, K split over a cluster) against
 # v23 (VARIANTS, default v23,v24):
-# - fused / unfused / plain of both interleaved at 17 / 32 / 48 / 64 x 4096², 32 / 64 x 8192²
+# - fused / unfused / plain of both interleaved at 17 / 24 / 32 / 48 / 64 x 4096², 17 / 32 / 64 x 8192²
 #   and 40x1096x2056 (split 4), one launch, cold; the plain GEMM beside cuBLAS at 64 x 4096²
 #   and 64 x 8192²;
 # - the HGEMM and GEMM+GELU GPU tests, compute-sanitizer (4 tools) over v24's runs.
@@ -10,8 +10,8 @@
 . "$(dirname "$0")/prelude.sh"
 VARIANTS=${VARIANTS:-v23,v24}
 {
-  for shape in "64 4096 4096" "17 4096 4096" "32 4096 4096" "48 4096 4096" "64 8192 8192" \
-    "32 8192 8192" "40 1096 2056"; do
+  for shape in "64 4096 4096" "17 4096 4096" "24 4096 4096" "32 4096 4096" "48 4096 4096" \
+    "64 8192 8192" "32 8192 8192" "17 8192 8192" "40 1096 2056"; do
     read -r m n k <<< "$shape"
     echo "## $m x $n x $k"
     timeout 90 $B/roofline bench gemm-gelu --m "$m" --n "$n" --k "$k" --impl fused,unfused,plain \
