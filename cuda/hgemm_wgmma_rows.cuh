@@ -81,17 +81,18 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
   // This lane's 16 columns: n0 + 8j + 2(lane % 4) + {0, 1}, j = 0..7 (the accumulator layout).
   const int col_l = 2 * (lane % 4);
-  float op[16];  // the functor's column operand, prepped, loaded before the loop (as v22's)
+  // The functor's column operand (the fused family's bias): loaded before the loop, converted
+  // after it. Prepped before the loop (as v22's tile does), the conversions waited for the cold
+  // loads there, behind the first stages' TMA traffic, and fused / plain was 1.05 at 17..64
+  // rows x 4096² (docs/perf-log.md, HGEMM v24).
+  unsigned raw[8];
   if constexpr (Epi::kColOperand) {
     if (wg == 1) {
-      const half *src = epi.col_operand();
+      const unsigned *src = reinterpret_cast<const unsigned *>(epi.col_operand());
 #pragma unroll
       for (int j = 0; j < 8; ++j) {
-        const int col = n0 + 8 * j + col_l;
-        const float2 f = col < N ? __half22float2(__ldg(reinterpret_cast<const __half2 *>(src + col)))
-                                 : make_float2(0.0f, 0.0f);
-        op[2 * j] = epi.prep(f.x);
-        op[2 * j + 1] = epi.prep(f.y);
+        const int col = n0 + 8 * j + col_l;  // even: a 4-byte aligned pair
+        raw[j] = col < N ? __ldg(src + col / 2) : 0u;
       }
     }
   }
@@ -158,6 +159,17 @@ __global__ void __launch_bounds__(kWrThreads, 1)
     cluster.sync();  // no CTA exits (freeing its shared memory) while another may read it
   }
   if (wg == 0 || owner != rank) return;
+  float op[16];
+  if constexpr (Epi::kColOperand) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      __half2 h;
+      memcpy(&h, &raw[j], sizeof h);
+      const float2 f = __half22float2(h);
+      op[2 * j] = epi.prep(f.x);
+      op[2 * j + 1] = epi.prep(f.y);
+    }
+  }
   const int row0 = 16 * warp + lane / 4;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {

@@ -9,15 +9,17 @@
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
 VARIANTS=${VARIANTS:-v23,v24}
+# SHAPES: "m n k" triples separated by ';' (default: the list above); CUBLAS=0 skips cuBLAS.
+SHAPES=${SHAPES:-"64 4096 4096;17 4096 4096;24 4096 4096;32 4096 4096;48 4096 4096;64 8192 8192;32 8192 8192;17 8192 8192;40 1096 2056"}
 {
-  for shape in "64 4096 4096" "17 4096 4096" "24 4096 4096" "32 4096 4096" "48 4096 4096" \
-    "64 8192 8192" "32 8192 8192" "17 8192 8192" "40 1096 2056"; do
+  IFS=';' read -ra list <<< "$SHAPES"
+  for shape in "${list[@]}"; do
     read -r m n k <<< "$shape"
     echo "## $m x $n x $k"
     timeout 90 $B/roofline bench gemm-gelu --m "$m" --n "$n" --k "$k" --impl fused,unfused,plain \
       --variant "$VARIANTS" --interleave
   done
-  for n in 4096 8192; do
+  [ "${CUBLAS:-1}" = 0 ] || for n in 4096 8192; do
     echo "## cuBLAS 64 x $n x $n"
     timeout 90 $B/roofline bench gemm --m 64 --n $n --k $n --impl wmma,cublas \
       --variant "$VARIANTS" --interleave
