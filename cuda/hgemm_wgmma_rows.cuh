@@ -81,21 +81,13 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
   // This lane's 16 columns: n0 + 8j + 2(lane % 4) + {0, 1}, j = 0..7 (the accumulator layout).
   const int col_l = 2 * (lane % 4);
-  // The functor's column operand (the fused family's bias): loaded before the loop, converted
-  // after it. Prepped before the loop (as v22's tile does), the conversions waited for the cold
-  // loads there, behind the first stages' TMA traffic, and fused / plain was 1.05 at 17..64
-  // rows x 4096² (docs/perf-log.md, HGEMM v24).
-  unsigned raw[8];
-  if constexpr (Epi::kColOperand) {
-    if (wg == 1) {
-      const unsigned *src = reinterpret_cast<const unsigned *>(epi.col_operand());
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const int col = n0 + 8 * j + col_l;  // even: a 4-byte aligned pair
-        raw[j] = col < N ? __ldg(src + col / 2) : 0u;
-      }
-    }
-  }
+  // The functor's column operand (the fused family's bias) for this CTA's 64 columns: staged in
+  // shared memory by a bulk copy on stage 0's barrier (as the TMA slabs' since v19). Loaded
+  // into registers before the loop, it cost ~1 us at 17..64 rows whether converted before or
+  // after the loop: the cold load waited behind the first stages' TMA traffic (fused / plain
+  // 1.05 at 4096², docs/perf-log.md, HGEMM v24).
+  __shared__ __align__(16) half col_op[kWrBN];
+  const int op_bytes = Epi::kColOperand ? 2 * min(kWrBN, N - n0) : 0;  // N % 8 == 0: 16 | bytes
   float d[32];
 #pragma unroll
   for (int i = 0; i < 32; ++i) d[i] = 0.0f;
@@ -106,9 +98,14 @@ __global__ void __launch_bounds__(kWrThreads, 1)
         const int s = i % kWrStages, kt = kt0 + i;
         if (i >= kWrStages) mbar_wait(&empty[s], (i / kWrStages - 1) & 1);
         unsigned char *st = ring + s * kWrStageBytes;
-        mbar_expect_tx(&full[s], a_rows * 128 + kWrBBytes);
+        mbar_expect_tx(&full[s], a_rows * 128 + kWrBBytes + (i == 0 ? op_bytes : 0));
+        if (i == 0 && op_bytes > 0) bulk_load_1d(col_op, epi.col_operand() + n0, op_bytes, &full[0]);
         tma_load_2d(st, &amap, kt * kWrBK, 0, &full[s]);
         tma_load_2d(st + kWrABytes, &bmap, n0, kt * kWrBK, &full[s]);
+      }
+      if (count == 0 && op_bytes > 0) {  // no k-tiles here (not chosen so): the operand alone
+        mbar_expect_tx(&full[0], op_bytes);
+        bulk_load_1d(col_op, epi.col_operand() + n0, op_bytes, &full[0]);
       }
     }
   } else {
@@ -127,6 +124,7 @@ __global__ void __launch_bounds__(kWrThreads, 1)
     }
     wg_wait<0>();
     wg_hold(d);
+    if (count == 0 && op_bytes > 0) mbar_wait(&full[0], 0);  // else waited at k-tile 0
   }
   // Warp w of the consumer holds rows 16w..16w+15: rank w / (4 / SPLIT) stores them.
   const int owner = warp / (4 / SPLIT);
@@ -159,30 +157,25 @@ __global__ void __launch_bounds__(kWrThreads, 1)
     cluster.sync();  // no CTA exits (freeing its shared memory) while another may read it
   }
   if (wg == 0 || owner != rank) return;
-  float op[16];
-  if constexpr (Epi::kColOperand) {
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      __half2 h;
-      memcpy(&h, &raw[j], sizeof h);
-      const float2 f = __half22float2(h);
-      op[2 * j] = epi.prep(f.x);
-      op[2 * j + 1] = epi.prep(f.y);
-    }
-  }
   const int row0 = 16 * warp + lane / 4;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
     const int col = n0 + 8 * j + col_l;
     if (col >= N) continue;  // N % 8 == 0: col + 1 < N too
+    float op0 = 0.0f, op1 = 0.0f;
+    if constexpr (Epi::kColOperand) {
+      const float2 f = __half22float2(*reinterpret_cast<const __half2 *>(col_op + 8 * j + col_l));
+      op0 = epi.prep(f.x);
+      op1 = epi.prep(f.y);
+    }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + 8 * h;
       if (row >= M) continue;
       float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
       if constexpr (Epi::kColOperand) {
-        v0 = epi.apply1(v0, op[2 * j]);
-        v1 = epi.apply1(v1, op[2 * j + 1]);
+        v0 = epi.apply1(v0, op0);
+        v1 = epi.apply1(v1, op1);
       }
       *reinterpret_cast<__half2 *>(C + static_cast<size_t>(row) * N + col) =
           __floats2half2_rn(v0, v1);
