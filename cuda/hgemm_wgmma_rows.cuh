@@ -83,9 +83,9 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   const int col_l = 2 * (lane % 4);
   // The functor's column operand (the fused family's bias) for this CTA's 64 columns: staged in
   // shared memory by a bulk copy on stage 0's barrier (as the TMA slabs' since v19). Loaded
-  // into registers before the loop, it cost ~1 us at 17..64 rows whether converted before or
-  // after the loop: the cold load waited behind the first stages' TMA traffic (fused / plain
-  // 1.05 at 4096², docs/perf-log.md, HGEMM v24).
+  // into registers before the loop, the fused tile ran ~1 us over the plain one at 17..64
+  // rows whether the loads were converted before or after the loop (fused / plain 1.05 at
+  // 4096²; docs/perf-log.md, HGEMM v24). This staged form has not run on a GPU yet.
   __shared__ __align__(16) half col_op[kWrBN];
   const int op_bytes = Epi::kColOperand ? 2 * min(kWrBN, N - n0) : 0;  // N % 8 == 0: 16 | bytes
   float d[32];
