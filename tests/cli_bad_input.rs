@@ -293,6 +293,17 @@ fn report_out_pointing_at_a_file() {
 }
 
 #[test]
+fn report_resume_from_a_garbled_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("partial.json"), "{ not a checkpoint").unwrap();
+    let out = dir.path().to_str().unwrap();
+    bad(
+        &["report", "--out", out, "--resume"],
+        &["partial.json", "delete it"],
+    );
+}
+
+#[test]
 fn plot_out_pointing_at_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("charts");

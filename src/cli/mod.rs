@@ -8,6 +8,7 @@ mod files;
 mod info;
 mod output;
 mod report;
+mod report_resume;
 mod sweep;
 
 use anyhow::Result;

@@ -2,6 +2,7 @@
 //! check, and write DIR/report.md, DIR/results.json and the SVG charts.
 
 use super::check as check_cli;
+use super::report_resume as resume;
 use crate::check::{CheckRow, FAMILIES};
 use crate::gpu::Gpu;
 use crate::results::{render_report, write_atomic};
@@ -29,6 +30,11 @@ pub struct ReportArgs {
     /// Seed for inputs and random shapes
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Continue a report that stopped early (Ctrl-C, or `timeout -s INT` under a time limit):
+    /// keep the sweeps DIR/partial.json holds, measured by this binary on this GPU, and run
+    /// the rest; without that file, start afresh
+    #[arg(long)]
+    pub resume: bool,
 }
 
 fn check_markdown(rows: &[CheckRow]) -> String {
@@ -58,9 +64,36 @@ fn prepare_dir(dir: &Path) -> Result<()> {
 
 pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
     prepare_dir(&a.out)?;
+    let earlier = if a.resume {
+        resume::load(&a.out)?
+    } else {
+        None
+    };
     let gpu = Gpu::open(device)?;
-    let ceilings = probe::load_or_measure(&gpu, !a.keep_ceilings, a.quick)?;
-    let mut s = Session::new(gpu, ceilings);
+    let uuid = probe::gpu_uuid(&gpu)?;
+    if let Some(cp) = &earlier {
+        resume::check_resumable(cp, &uuid, crate::GIT_COMMIT)?;
+        eprintln!(
+            "resuming the report started {}: {} done ({} records)",
+            cp.started,
+            cp.sweeps_done.join(", "),
+            cp.records.len()
+        );
+    }
+    let mut cp = match earlier {
+        Some(cp) => cp,
+        None => resume::Checkpoint {
+            gpu_uuid: uuid,
+            git_commit: crate::GIT_COMMIT.into(),
+            started: crate::session::now_rfc3339(),
+            ceilings: probe::load_or_measure(&gpu, !a.keep_ceilings, a.quick)?,
+            sweeps_done: Vec::new(),
+            records: Vec::new(),
+        },
+    };
+    let resumed_after = cp.sweeps_done.clone();
+    let mut s = Session::new(gpu, cp.ceilings.clone());
+    s.records = std::mem::take(&mut cp.records);
     let opts = SweepOpts {
         quick: a.quick,
         seed: a.seed,
@@ -70,9 +103,18 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
         if s.is_interrupted() {
             break;
         }
+        if cp.sweeps_done.iter().any(|d| d == sweep.name()) {
+            continue;
+        }
         let plan = sweeps::plan(sweep, &opts);
         sweeps::check_fits(&s.gpu, &plan)?;
         sweeps::run(&mut s, plan, true, sweep.name())?;
+        if !s.is_interrupted() {
+            // A sweep cut short is measured again in full by the next --resume.
+            cp.sweeps_done.push(sweep.name().into());
+            cp.records.clone_from(&s.records);
+            resume::save(&a.out, &cp)?;
+        }
     }
     let random = if a.quick { a.random.min(20) } else { a.random };
     let rows = if s.is_interrupted() {
@@ -96,6 +138,14 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
         a.seed
     );
     md += &check_markdown(&rows);
+    if !resumed_after.is_empty() {
+        md += &format!(
+            "\nMeasured in two or more calls on this GPU and build: the {} sweep(s) come from the \
+             call that started {} (`--resume`).\n",
+            resumed_after.join(", "),
+            cp.started
+        );
+    }
     md += &format!(
         "\nRegenerate: `roofline report --out {}{}` (commit {}).\n",
         a.out.display(),
@@ -119,10 +169,14 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
     }
     if s.is_interrupted() {
         return Err(crate::error::LabError::Interrupted(format!(
-            "report.md and results.json hold the {} record(s) measured before Ctrl-C",
-            s.records.len()
+            "report.md and results.json hold the {} record(s) measured before Ctrl-C; `roofline \
+             report --out {} --resume` continues after the finished sweeps ({})",
+            s.records.len(),
+            a.out.display(),
+            resume::FILE_NAME
         ))
         .into());
     }
+    resume::remove(&a.out)?;
     Ok(())
 }

@@ -218,14 +218,18 @@ pub fn cache_path(gpu: &Gpu) -> Result<PathBuf> {
         })
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/roofline-lab")))
         .unwrap_or_else(|| PathBuf::from(".roofline-cache"));
-    let uuid: String = gpu
+    Ok(base.join(format!("ceilings-{}.json", gpu_uuid(gpu)?)))
+}
+
+/// The GPU's UUID in hex: which physical GPU measured something.
+pub fn gpu_uuid(gpu: &Gpu) -> Result<String> {
+    Ok(gpu
         .context()
         .uuid()?
         .bytes
         .iter()
         .map(|b| format!("{:02x}", *b as u8))
-        .collect();
-    Ok(base.join(format!("ceilings-{uuid}.json")))
+        .collect())
 }
 
 /// Cached ceilings for this device when present (and readable), else measured and cached.
