@@ -230,18 +230,7 @@ int launch_v10(const half *A, const half *B, half *C, int M, int N, int K, const
 template <class Cfg, int SPLIT, class Epi>
 cudaLaunchConfig_t cluster_launch_config(unsigned grid, cudaStream_t stream,
                                          cudaLaunchAttribute *attr) {
-  cudaLaunchConfig_t lc = {};
-  lc.gridDim = dim3(grid, 1, 1);
-  lc.blockDim = dim3(Cfg::kThreads, 1, 1);
-  lc.dynamicSmemBytes = Cfg::kSmemBytes;
-  lc.stream = stream;
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = SPLIT;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  lc.attrs = attr;
-  lc.numAttrs = 1;
-  return lc;
+  return cluster_config(grid, Cfg::kThreads, Cfg::kSmemBytes, SPLIT, stream, attr);
 }
 
 // CTAs of this cluster kernel resident at once on the device (max active clusters x SPLIT),
@@ -255,12 +244,7 @@ int cluster_slots() {
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t lc =
         cluster_launch_config<Cfg, SPLIT, Epi>(SPLIT, static_cast<cudaStream_t>(0), attr);
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &lc) != cudaSuccess) {
-      cudaGetLastError();  // not sticky; do not leave it for the next launch check
-      return 0;
-    }
-    return clusters * SPLIT;
+    return resident_cluster_ctas(kernel, lc, SPLIT);
   }();
   return slots;
 }

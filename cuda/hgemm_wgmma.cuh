@@ -67,6 +67,17 @@ __device__ __forceinline__ void wgmma_64x64x16(float (&d)[32], unsigned long lon
       : "l"(da), "l"(db)
       : "memory");
 }
+static_assert(kWgBK == 64, "wgmma_ktile_64x64 takes k-tiles of 64");
+// One k-tile of 64 on 64 rows: four k-steps (32 bytes along A's 128-byte-swizzled rows, 16
+// rows of B's) issued as one committed wgmma group.
+__device__ __forceinline__ void wgmma_ktile_64x64(float (&d)[32], const unsigned char *a,
+                                                  const unsigned char *b) {
+  wg_fence();
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk)
+    wgmma_64x64x16(d, wg_desc(a + kk * 32, 16, 1024), wg_desc(b + kk * 2048, 1024, 1024));
+  wg_commit();
+}
 #endif
 
 // Block b computes the tile (b % m_tiles, b / m_tiles): the M-tiles that share a B column
@@ -131,11 +142,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     mbar_wait(&full[s], (kt / kWgStages) & 1);
     const unsigned char *a = ring + s * kWgStageBytes + cw * (64 * 128);
     const unsigned char *b = ring + s * kWgStageBytes + kWgABytes;
-    wg_fence();
-#pragma unroll
-    for (int kk = 0; kk < kWgBK / 16; ++kk)  // k-step: 32 bytes along A's rows, 16 rows of B
-      wgmma_64x64x16(d, wg_desc(a + kk * 32, 16, 1024), wg_desc(b + kk * 2048, 1024, 1024));
-    wg_commit();
+    wgmma_ktile_64x64(d, a, b);
     wg_wait<1>();  // the previous k-tile's wgmmas are done: release its stage
     if (kt > 0 && lane == 0) mbar_arrive(&empty[(kt - 1) % kWgStages]);
   }

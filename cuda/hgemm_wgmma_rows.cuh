@@ -21,6 +21,7 @@
 namespace rlg {
 
 constexpr int kWrBN = 64, kWrBK = 64, kWrStages = 10;
+static_assert(kWrBK == kWgBK, "the k-tile of wgmma_ktile_64x64");
 // v24 runs the tile at kWrMinRows < M <= kWrMaxRows (launch_v14_on): up to 16 rows the GEMV's
 // register slabs stream B at the read's pace already.
 constexpr int kWrMinRows = 16, kWrMaxRows = 64;
@@ -114,11 +115,7 @@ __global__ void __launch_bounds__(kWrThreads, 1)
       mbar_wait(&full[s], (i / kWrStages) & 1);
       const unsigned char *a = ring + s * kWrStageBytes;
       const unsigned char *b = a + kWrABytes;
-      wg_fence();
-#pragma unroll
-      for (int kk = 0; kk < kWrBK / 16; ++kk)
-        wgmma_64x64x16(d, wg_desc(a + kk * 32, 16, 1024), wg_desc(b + kk * 2048, 1024, 1024));
-      wg_commit();
+      wgmma_ktile_64x64(d, a, b);
       wg_wait<1>();  // the previous k-tile's wgmmas are done: release its stage
       if (i > 0 && lane == 0) mbar_arrive(&empty[(i - 1) % kWrStages]);
     }
@@ -186,23 +183,6 @@ __global__ void __launch_bounds__(kWrThreads, 1)
 #endif
 }
 
-template <class Epi, int SPLIT>
-cudaLaunchConfig_t wr_launch_config(unsigned grid, cudaStream_t stream,
-                                    cudaLaunchAttribute *attr) {
-  cudaLaunchConfig_t lc = {};
-  lc.gridDim = dim3(grid, 1, 1);
-  lc.blockDim = dim3(kWrThreads, 1, 1);
-  lc.dynamicSmemBytes = wr_smem_bytes<SPLIT>();
-  lc.stream = stream;
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = SPLIT;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  lc.attrs = attr;
-  lc.numAttrs = 1;
-  return lc;
-}
-
 // CTAs of the SPLIT form resident at once (max active clusters x SPLIT; without a cluster,
 // blocks per SM x SMs), queried once per instantiation; 0 (never chosen) on error.
 template <class Epi, int SPLIT>
@@ -220,13 +200,9 @@ int wr_slots() {
       return per_sm * rl_sm_count();
     }
     cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t lc = wr_launch_config<Epi, SPLIT>(SPLIT, nullptr, attr);
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &lc) != cudaSuccess) {
-      cudaGetLastError();  // not sticky; do not leave it for the next launch check
-      return 0;
-    }
-    return clusters * SPLIT;
+    return resident_cluster_ctas(
+        kernel, cluster_config(SPLIT, kWrThreads, wr_smem_bytes<SPLIT>(), SPLIT, nullptr, attr),
+        SPLIT);
   }();
   return slots;
 }
@@ -258,7 +234,8 @@ int launch_wgmma_rows_as(const CUtensorMap &am, const CUtensorMap &bm, half *C, 
   if (prep != 0) return prep;
   const long long grid = rl_ceil_div(N, kWrBN) * SPLIT;
   cudaLaunchAttribute attr[1];
-  cudaLaunchConfig_t lc = wr_launch_config<Epi, SPLIT>(static_cast<unsigned>(grid), stream, attr);
+  cudaLaunchConfig_t lc = cluster_config(static_cast<unsigned>(grid), kWrThreads,
+                                         wr_smem_bytes<SPLIT>(), SPLIT, stream, attr);
   if (SPLIT == 1) lc.numAttrs = 0;
   const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, am, bm, C, M, N, K, epi);
   if (err != cudaSuccess) return static_cast<int>(err);
