@@ -8,13 +8,12 @@
 // join the cluster barriers), warpgroup 1 runs four m64n64k16 wgmmas per k-tile of 64 on
 // both operands in shared memory, the boxes and descriptors of v22's tile with A's box 64 rows
 // high. The SPLIT CTAs of a cluster take consecutive ranges of k-tiles of one 64-column block;
-// after the loop each keeps in registers the 64 / SPLIT rows it will store and leaves the
-// other rows' partial sums in its own shared memory, a cluster barrier publishes them, and each
-// CTA adds the SPLIT partial sums of its rows in rank order (so C does not depend on which CTA
-// stores), applies the functor and stores; a second barrier keeps every CTA's shared memory
-// alive until the others have read it. Edges as v22's tile: TMA zero-fills rows, columns and
-// the K tail, the store is guarded, the host requires N % 8 == 0, K % 8 == 0 and 16-byte
-// aligned bases.
+// after the loop each parks its partial sums in its own shared memory, a cluster barrier
+// publishes them, and each CTA adds the SPLIT partial sums of its 64 / SPLIT rows in rank
+// order (so C does not depend on which CTA stores), applies the functor and stores; a second
+// barrier keeps every CTA's shared memory alive until the others have read it. Edges as v22's
+// tile: TMA zero-fills rows, columns and the K tail, the store is guarded, the host requires
+// N % 8 == 0, K % 8 == 0 and 16-byte aligned bases.
 #pragma once
 #include "hgemm_wgmma.cuh"
 
@@ -29,13 +28,16 @@ constexpr int kWrThreads = 256;                 // producer warpgroup + 1 consum
 constexpr int kWrABytes = 64 * kWrBK * 2;       // 8 KB: 64 rows of 128 bytes
 constexpr int kWrBBytes = kWrBK * kWrBN * 2;    // 8 KB: 64 k-rows of 128 bytes
 constexpr int kWrStageBytes = kWrABytes + kWrBBytes;
-constexpr int kWrPartBytes = 32 * 128 * 4;      // one CTA's 64x64 fp32 partial sums
+// One CTA's 64x64 fp32 partial sums, row-major with rows padded to 72 floats (288 bytes: the
+// parking float2 stores of a half-warp, 4 rows apart, fall on 32 distinct banks).
+constexpr int kWrPartStride = 72;
+constexpr int kWrPartBytes = 64 * kWrPartStride * 4;
 // A's box: M rounded up to 8 rows (whole 1024-byte swizzle atoms), not the tile's 64. With
 // 64-row boxes 17 and 32 rows ran 10-15% slower than 64 (docs/perf-log.md, HGEMM v24).
 __host__ __device__ inline int wr_a_rows(int M) { return M >= 64 ? 64 : (M + 7) / 8 * 8; }
 template <int SPLIT>
 constexpr int wr_smem_bytes() {  // + slack to align the ring to 1024 bytes
-  return kWrStages * kWrStageBytes + (SPLIT > 1 ? kWrPartBytes : 0) + 1024;
+  return kWrStages * kWrStageBytes + kWrPartBytes + 1024;
 }
 
 // Cluster c (blockIdx.x / SPLIT) computes columns 64c..64c+63 of all M rows; its rank r takes
@@ -46,12 +48,12 @@ __global__ void __launch_bounds__(kWrThreads, 1)
                       const __grid_constant__ CUtensorMap bmap, half *C, int M, int N, int K,
                       Epi epi) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  static_assert(SPLIT == 1 || SPLIT == 2 || SPLIT == 4, "a warp's 16 rows go to one CTA");
+  static_assert(SPLIT == 1 || SPLIT == 2 || SPLIT == 4, "the splits wr_choose_split picks");
   namespace cg = cooperative_groups;
   extern __shared__ unsigned char wr_smem_raw[];
   unsigned char *ring = reinterpret_cast<unsigned char *>(
       (reinterpret_cast<uintptr_t>(wr_smem_raw) + 1023) & ~uintptr_t(1023));
-  float *part = reinterpret_cast<float *>(ring + kWrStages * kWrStageBytes);  // [32][128]
+  float *part = reinterpret_cast<float *>(ring + kWrStages * kWrStageBytes);  // [64][72]
   __shared__ unsigned long long full[kWrStages], empty[kWrStages];
   const int rank = SPLIT > 1 ? static_cast<int>(cg::this_cluster().block_rank()) : 0;
   const int n0 = (blockIdx.x / SPLIT) * kWrBN;
@@ -83,10 +85,9 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   // This lane's 16 columns: n0 + 8j + 2(lane % 4) + {0, 1}, j = 0..7 (the accumulator layout).
   const int col_l = 2 * (lane % 4);
   // The functor's column operand (the fused family's bias) for this CTA's 64 columns: staged in
-  // shared memory by a bulk copy on stage 0's barrier (as the TMA slabs' since v19). Loaded
-  // into registers before the loop, the fused tile ran ~1 us over the plain one at 17..64
-  // rows whether the loads were converted before or after the loop (fused / plain 1.05 at
-  // 4096²; docs/perf-log.md, HGEMM v24). This staged form has not run on a GPU yet.
+  // shared memory by a bulk copy on stage 0's barrier (as the TMA slabs' since v19). The
+  // consumer waits on that barrier; the threads of the producer warpgroup, which read it in
+  // the epilogue too, are ordered after that wait by the barrier before the epilogue.
   __shared__ __align__(16) half col_op[kWrBN];
   const int op_bytes = Epi::kColOperand ? 2 * min(kWrBN, N - n0) : 0;  // N % 8 == 0: 16 | bytes
   float d[32];
@@ -123,61 +124,64 @@ __global__ void __launch_bounds__(kWrThreads, 1)
     wg_hold(d);
     if (count == 0 && op_bytes > 0) mbar_wait(&full[0], 0);  // else waited at k-tile 0
   }
-  // Warp w of the consumer holds rows 16w..16w+15: rank w / (4 / SPLIT) stores them.
-  const int owner = warp / (4 / SPLIT);
-  const int t = threadIdx.x - 128;  // the consumer thread's index, 0..127
+  // The epilogue as one short rolled loop: every CTA parks its partial sums row-major in its own
+  // shared memory, and after a (cluster) barrier all 256 threads of rank r finalize rows
+  // 64 r / SPLIT .. 64 (r + 1) / SPLIT - 1 in 8-column chunks: the SPLIT ranks' sums added in
+  // rank order (so C does not depend on which CTA stores), the functor, one 16-byte store. The
+  // first form kept each warp's 16 rows in registers and ran the functor and 16 4-byte stores
+  // straight-line (~375 more SASS instructions with bias+GELU, fetched once at the end of the
+  // kernel, nothing left to hide it): the fused tile took ~1 us (5%) over the plain one at
+  // 17..64 rows (docs/perf-log.md, HGEMM v24).
+  if (wg == 1) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {  // a half-warp's float2s hit 4 rows x 32 distinct banks
+        const int row = 16 * warp + lane / 4 + 8 * h;
+        *reinterpret_cast<float2 *>(part + row * kWrPartStride + 8 * j + col_l) =
+            make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+      }
+    }
+  }
   if constexpr (SPLIT > 1) {
-    cg::cluster_group cluster = cg::this_cluster();
-    if (wg == 1 && owner != rank) {
-#pragma unroll
-      for (int i = 0; i < 32; ++i) part[i * 128 + t] = d[i];  // conflict-free: t is the lane
-    }
-    cluster.sync();  // every CTA's partial sums written and visible cluster-wide
-    if (wg == 1 && owner == rank) {
-      float sum[32];
-#pragma unroll
-      for (int i = 0; i < 32; ++i) sum[i] = 0.0f;
-#pragma unroll
-      for (int r = 0; r < SPLIT; ++r) {  // rank order, the owner's own sums from registers
-        if (r == rank) {
-#pragma unroll
-          for (int i = 0; i < 32; ++i) sum[i] += d[i];
-        } else {
-          const float *src = cluster.map_shared_rank(part, r);
-#pragma unroll
-          for (int i = 0; i < 32; ++i) sum[i] += src[i * 128 + t];
-        }
-      }
-#pragma unroll
-      for (int i = 0; i < 32; ++i) d[i] = sum[i];
-    }
-    cluster.sync();  // no CTA exits (freeing its shared memory) while another may read it
+    cg::this_cluster().sync();  // every CTA's sums written and visible cluster-wide
+  } else {
+    __syncthreads();
   }
-  if (wg == 0 || owner != rank) return;
-  const int row0 = 16 * warp + lane / 4;
+  const int r0 = kWrBN * rank / SPLIT;
+  const int rows = max(0, min(kWrBN / SPLIT, M - r0));
+  for (int c = threadIdx.x; c < rows * 8; c += kWrThreads) {
+    const int row = r0 + c / 8, col = 8 * (c % 8);
+    if (n0 + col >= N) continue;  // N % 8 == 0: the chunk is all in or all out
+    float v[8];
 #pragma unroll
-  for (int j = 0; j < 8; ++j) {
-    const int col = n0 + 8 * j + col_l;
-    if (col >= N) continue;  // N % 8 == 0: col + 1 < N too
-    float op0 = 0.0f, op1 = 0.0f;
+    for (int i = 0; i < 8; ++i) v[i] = 0.0f;
+#pragma unroll
+    for (int r = 0; r < SPLIT; ++r) {
+      const float *src = part + row * kWrPartStride + col;
+      if constexpr (SPLIT > 1) src = cg::this_cluster().map_shared_rank(src, r);
+      const float4 lo = reinterpret_cast<const float4 *>(src)[0];
+      const float4 hi = reinterpret_cast<const float4 *>(src)[1];
+      v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
+      v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
+    }
     if constexpr (Epi::kColOperand) {
-      const float2 f = __half22float2(*reinterpret_cast<const __half2 *>(col_op + 8 * j + col_l));
-      op0 = epi.prep(f.x);
-      op1 = epi.prep(f.y);
-    }
+      const uint4 raw = *reinterpret_cast<const uint4 *>(col_op + col);
+      const __half2 *ops = reinterpret_cast<const __half2 *>(&raw);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = row0 + 8 * h;
-      if (row >= M) continue;
-      float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
-      if constexpr (Epi::kColOperand) {
-        v0 = epi.apply1(v0, op0);
-        v1 = epi.apply1(v1, op1);
+      for (int i = 0; i < 4; ++i) {
+        const float2 f = __half22float2(ops[i]);
+        v[2 * i] = epi.apply1(v[2 * i], epi.prep(f.x));
+        v[2 * i + 1] = epi.apply1(v[2 * i + 1], epi.prep(f.y));
       }
-      *reinterpret_cast<__half2 *>(C + static_cast<size_t>(row) * N + col) =
-          __floats2half2_rn(v0, v1);
     }
+    uint4 out;
+    __half2 *o = reinterpret_cast<__half2 *>(&out);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) o[i] = __floats2half2_rn(v[2 * i], v[2 * i + 1]);
+    *reinterpret_cast<uint4 *>(C + static_cast<size_t>(row) * N + n0 + col) = out;
   }
+  if constexpr (SPLIT > 1) cg::this_cluster().sync();  // no CTA frees its smem while read
 #else
   __trap();  // never launched: the host runs it on compute capability 9.0 with sm_90a code only
 #endif
