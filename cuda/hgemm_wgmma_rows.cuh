@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   unsigned char *ring = reinterpret_cast<unsigned char *>(
       (reinterpret_cast<uintptr_t>(wr_smem_raw) + 1023) & ~uintptr_t(1023));
   float *part = reinterpret_cast<float *>(ring + kWrStages * kWrStageBytes);  // [64][72]
-  __shared__ unsigned long long full[kWrStages], empty[kWrStages];
+  __shared__ unsigned long long full[kWrStages], empty[kWrStages], op_bar;
   const int rank = SPLIT > 1 ? static_cast<int>(cg::this_cluster().block_rank()) : 0;
   const int n0 = (blockIdx.x / SPLIT) * kWrBN;
   const int k_tiles = (K + kWrBK - 1) / kWrBK, per = (k_tiles + SPLIT - 1) / SPLIT;
@@ -67,6 +67,7 @@ __global__ void __launch_bounds__(kWrThreads, 1)
       mbar_init(&full[i], 1);
       mbar_init(&empty[i], 4);  // the consumer's 4 warps
     }
+    mbar_init(&op_bar, 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   // The rows of A below the box are never loaded: zero them once in every stage, so that the
@@ -85,9 +86,8 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   // This lane's 16 columns: n0 + 8j + 2(lane % 4) + {0, 1}, j = 0..7 (the accumulator layout).
   const int col_l = 2 * (lane % 4);
   // The functor's column operand (the fused family's bias) for this CTA's 64 columns: staged in
-  // shared memory by a bulk copy on stage 0's barrier (as the TMA slabs' since v19). The
-  // consumer waits on that barrier; the threads of the producer warpgroup, which read it in
-  // the epilogue too, are ordered after that wait by the barrier before the epilogue.
+  // shared memory by a bulk copy on a barrier of its own (op_bar), issued first and waited
+  // for only by the epilogue, so that its cold load never holds up k-tile 0.
   __shared__ __align__(16) half col_op[kWrBN];
   const int op_bytes = Epi::kColOperand ? 2 * min(kWrBN, N - n0) : 0;  // N % 8 == 0: 16 | bytes
   float d[32];
@@ -96,18 +96,17 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   if (wg == 0) {
     // Producer: k-tile i of this CTA's range into stage i % S once the consumer released it.
     if (threadIdx.x == 0) {
+      if (op_bytes > 0) {
+        mbar_expect_tx(&op_bar, op_bytes);
+        bulk_load_1d(col_op, epi.col_operand() + n0, op_bytes, &op_bar);
+      }
       for (int i = 0; i < count; ++i) {
         const int s = i % kWrStages, kt = kt0 + i;
         if (i >= kWrStages) mbar_wait(&empty[s], (i / kWrStages - 1) & 1);
         unsigned char *st = ring + s * kWrStageBytes;
-        mbar_expect_tx(&full[s], a_rows * 128 + kWrBBytes + (i == 0 ? op_bytes : 0));
-        if (i == 0 && op_bytes > 0) bulk_load_1d(col_op, epi.col_operand() + n0, op_bytes, &full[0]);
+        mbar_expect_tx(&full[s], a_rows * 128 + kWrBBytes);
         tma_load_2d(st, &amap, kt * kWrBK, 0, &full[s]);
         tma_load_2d(st + kWrABytes, &bmap, n0, kt * kWrBK, &full[s]);
-      }
-      if (count == 0 && op_bytes > 0) {  // no k-tiles here (not chosen so): the operand alone
-        mbar_expect_tx(&full[0], op_bytes);
-        bulk_load_1d(col_op, epi.col_operand() + n0, op_bytes, &full[0]);
       }
     }
   } else {
@@ -122,7 +121,6 @@ __global__ void __launch_bounds__(kWrThreads, 1)
     }
     wg_wait<0>();
     wg_hold(d);
-    if (count == 0 && op_bytes > 0) mbar_wait(&full[0], 0);  // else waited at k-tile 0
   }
   // The epilogue as one short rolled loop: every CTA parks its partial sums row-major in its own
   // shared memory, and after a (cluster) barrier all 256 threads of rank r finalize rows
@@ -148,6 +146,7 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   } else {
     __syncthreads();
   }
+  if (op_bytes > 0) mbar_wait(&op_bar, 0);
   const int r0 = kWrBN * rank / SPLIT;
   const int rows = max(0, min(kWrBN / SPLIT, M - r0));
   for (int c = threadIdx.x; c < rows * 8; c += kWrThreads) {
