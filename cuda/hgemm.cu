@@ -31,9 +31,16 @@ const char *const kNames[rlg::kVariantCount] = {
     "v22 v21 with 65..512 rows (where v21 splits K over a cluster) on a wgmma 128x64 tile over all of K, TMA-fed: not WMMA",
     "v23 v22's kernels (v23 of the fused family parks its epilogue in row parts; the plain GEMM has none)",
     "v24 best: v22 with 17..64 rows on a 64x64 wgmma tile, K split over a cluster of 1-4 CTAs, TMA-fed: not WMMA",
+    "v25 v24 with the few-row tile one kernel for the plain and the fused family (bias and GELU chosen at run time)",
 };
 
 }  // namespace
+
+int rl_wgmma_rows_launch(const half *A, const half *B, half *C, int M, int N, int K, SlabEpi epi,
+                         cudaStream_t stream, bool *launched) {
+  return rlg::launch_wgmma_rows(A, B, C, M, N, K, rlg::WrRuntimeEpi{epi.bias, epi.gelu}, stream,
+                                launched);
+}
 
 extern "C" int rl_hgemm(int variant, const void *A, const void *B, void *C, int M, int N, int K,
                         void *stream) {

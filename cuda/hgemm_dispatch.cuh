@@ -139,7 +139,7 @@ using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 24;
+constexpr int kVariantCount = 25;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -380,7 +380,10 @@ int launch_v14_on(int variant, const half *a, const half *b, half *c, int M, int
   // where its grid fills at least half of the GPU in one wave; other shapes as v23.
   if (variant >= 24 && M > kWrMinRows && M <= kWrMaxRows && vec16_ok(a, b, c, N, K, epi) &&
       wgmma_capable()) {
-    const int wst = launch_wgmma_rows(a, b, c, M, N, K, epi, s, &launched);
+    // v25: the one instantiation both families share (bias and GELU chosen at run time).
+    const int wst = variant >= 25
+                        ? rl_wgmma_rows_launch(a, b, c, M, N, K, epi.slab_epi(), s, &launched)
+                        : launch_wgmma_rows(a, b, c, M, N, K, epi, s, &launched);
     if (launched) return wst;
   }
   const int push = variant >= 21 ? 2 : variant >= 17 ? 1 : 0;

@@ -15,6 +15,8 @@
 // tile: TMA zero-fills rows, columns and the K tail, the store is guarded, the host requires
 // N % 8 == 0, K % 8 == 0 and 16-byte aligned bases.
 #pragma once
+#include <type_traits>
+
 #include "hgemm_wgmma.cuh"
 
 namespace rlg {
@@ -39,6 +41,26 @@ template <int SPLIT>
 constexpr int wr_smem_bytes() {  // + slack to align the ring to 1024 bytes
   return kWrStages * kWrStageBytes + kWrPartBytes + 1024;
 }
+
+// v25's functor: the bias and the GELU chosen at run time, so that one instantiation of the
+// tile (in hgemm.cu, rl_wgmma_rows_launch) serves the plain GEMM, the unfused pair's GEMM and
+// the fused kernel. With one function per family (v24) the fused kernel's code was the only
+// one of the fusion sweep's cases that no other case ran, and a launch whose code the SM no
+// longer caches pays for it (probe I1; WO in docs/perf-log.md, HGEMM v24: fused / plain 1.018-
+// 1.028 with only those two cases interleaved, 1.026-1.037 with the unfused pair beside them).
+// The same values as EpiBiasGelu's V20 forms: gelu 0 the tanh form on bias / 2, 1 the erf form
+// as a logistic polynomial, -1 none; bias null: no column operand (the plain GEMM).
+struct WrRuntimeEpi {
+  static constexpr bool kColOperand = true;  // null at run time for the plain GEMM
+  const half *bias;
+  int gelu;
+  __host__ __device__ const half *col_operand() const { return bias; }
+  __device__ __forceinline__ float prep(float b) const { return gelu == 0 ? 0.5f * b : b; }
+  __device__ __forceinline__ float apply1(float v, float op) const {
+    if (gelu == 0) return rl_gelu_tanh_fast_half(fmaf(v, 0.5f, op));
+    return gelu == 1 ? rl_gelu_erf_fast(v + op) : v + op;
+  }
+};
 
 // Cluster c (blockIdx.x / SPLIT) computes columns 64c..64c+63 of all M rows; its rank r takes
 // k-tiles [r per, (r + 1) per) and stores rows 64 r / SPLIT .. 64 (r + 1) / SPLIT - 1.
@@ -89,7 +111,10 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   // shared memory by a bulk copy on a barrier of its own (op_bar), issued first and waited
   // for only by the epilogue, so that its cold load never holds up k-tile 0.
   __shared__ __align__(16) half col_op[kWrBN];
-  const int op_bytes = Epi::kColOperand ? 2 * min(kWrBN, N - n0) : 0;  // N % 8 == 0: 16 | bytes
+  // A compile-time functor with an operand always has one; v25's may have none (bias null).
+  constexpr bool kRuntimeOp = std::is_same<Epi, WrRuntimeEpi>::value;
+  const bool has_op = Epi::kColOperand && (!kRuntimeOp || epi.col_operand() != nullptr);
+  const int op_bytes = has_op ? 2 * min(kWrBN, N - n0) : 0;  // N % 8 == 0: 16 | bytes
   float d[32];
 #pragma unroll
   for (int i = 0; i < 32; ++i) d[i] = 0.0f;
@@ -164,7 +189,7 @@ __global__ void __launch_bounds__(kWrThreads, 1)
       v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
       v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
     }
-    if constexpr (Epi::kColOperand) {
+    if (Epi::kColOperand && (!kRuntimeOp || op_bytes > 0)) {
       const uint4 raw = *reinterpret_cast<const uint4 *>(col_op + col);
       const __half2 *ops = reinterpret_cast<const __half2 *>(&raw);
 #pragma unroll
@@ -266,3 +291,9 @@ int launch_wgmma_rows(const half *A, const half *B, half *C, int M, int N, int K
 }
 
 }  // namespace rlg
+
+// HGEMM / GEMM+GELU v25: the tile above with WrRuntimeEpi{epi.bias, epi.gelu} (gelu: -1 none,
+// 0 tanh, 1 erf in the fast forms), instantiated once in hgemm.cu for both families; as
+// launch_wgmma_rows otherwise. Returns 0 or a cudaError_t.
+int rl_wgmma_rows_launch(const half *A, const half *B, half *C, int M, int N, int K, SlabEpi epi,
+                         cudaStream_t stream, bool *launched);

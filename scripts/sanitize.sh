@@ -117,6 +117,11 @@ RUNS=(
   "bench gemm-gelu --impl fused --variant 24 --m 40 --n 1096 --k 2056"
   "bench gemm-gelu --impl fused --variant 24 --m 17 --n 2560 --k 2048"
   "bench gemm --impl wmma --variant 24 --m 64 --n 8200 --k 160"
+  # v25: that tile as one kernel for both families (the bias null for the plain GEMM, the
+  # erf form too)
+  "bench gemm --impl wmma --variant 25 --m 40 --n 1096 --k 2056"
+  "bench gemm-gelu --impl fused,unfused --variant 25 --m 40 --n 1096 --k 2056"
+  "bench gemm-gelu --impl fused --gelu erf --variant 25 --m 17 --n 2560 --k 2048"
   # v14's GEMV slabs with the epilogue: one row direct, W-as-A in a cluster, 16-row groups
   "bench gemm-gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
   "bench gemm-gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"

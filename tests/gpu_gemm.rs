@@ -52,9 +52,9 @@ const SLAB_SHAPES: &[(u64, u64, u64)] = &[
 /// 9..64 rows where v16 runs the GEMV's TMA slabs (N, K multiples of 8): 2 m-tiles in a
 /// cluster of 2, 3 m-tiles in a cluster with a partial last slab and stage, 4 m-tiles without
 /// a cluster (partial slab, 2 stages), M = 64 at N = K = 4096 (the fusion sweep's shape), and
-/// 12 rows (1 m-tile) with K = 1000. v24's 64-row wgmma tile takes the first four with K split
-/// over 2, 2, 1 and 2 CTAs, and 40x1096x2056 over 4 (18 column tiles, the last partial, and
-/// 33 k-tiles, the last partial: a last split of 6).
+/// 12 rows (1 m-tile) with K = 1000. The 64-row wgmma tile of v24 and v25 takes the first four
+/// with K split over 2, 2, 1 and 2 CTAs, and 40x1096x2056 over 4 (18 column tiles, the last
+/// partial, and 33 k-tiles, the last partial: a last split of 6).
 const WIDE_SHAPES: &[(u64, u64, u64)] = &[
     (17, 2560, 2048),
     (40, 4104, 1000),
