@@ -2,8 +2,8 @@
 # The committed H200 report on the GPU machine: every GPU test of the bundle, then
 # `roofline report` into $OUT/h200 (7 files). One log, $OUT/run.log, so that the whole run
 # is 8 files. Copy $OUT/h200 to docs/results/h200 afterwards.
-# Together they take ~11-15 min (tests ~5, report 8-9.5: 572 s in AB), over the device tool's
-# 600 s per call: run TESTS_ONLY=1 in one call, then SKIP_TESTS=1 in the next.
+# Together they take ~11-15 min (tests ~4-5, report 8-9.5: 572 s in AB, 477 in AC), over the
+# device tool's 600 s per call: run TESTS_ONLY=1 in one call, then SKIP_TESTS=1 in the next.
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
 if [ -z "${SKIP_TESTS:-}" ]; then  # SKIP_TESTS=1: the tests already ran on these kernels
