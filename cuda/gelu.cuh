@@ -67,6 +67,18 @@ __device__ __forceinline__ float rl_gelu_erf_fast(float x) {
   return __fdividef(x, 1.0f + e);  // e = inf (x << 0): x * rcp(inf) = -0, GELU's limit
 }
 
+// Bias + GELU as the tile kernels' fused epilogues take it (GEMM+GELU's EpiBiasGelu in its V20
+// forms, HGEMM v25's run-time WrRuntimeEpi): the bias prepped once per column (halved for the
+// tanh form, whose gelu(v + b) is rl_gelu_tanh_fast_half(fmaf(v, 0.5, b / 2))), then applied
+// per value. kind 0 tanh, 1 erf (the logistic polynomial), else the bias alone.
+__device__ __forceinline__ float rl_bias_gelu_prep(float b, int kind) {
+  return kind == 0 ? 0.5f * b : b;
+}
+__device__ __forceinline__ float rl_bias_gelu_fast(float v, float prepped, int kind) {
+  if (kind == 0) return rl_gelu_tanh_fast_half(fmaf(v, 0.5f, prepped));
+  return kind == 1 ? rl_gelu_erf_fast(v + prepped) : v + prepped;
+}
+
 __device__ __forceinline__ float rl_gelu(float x, int kind) {
   return kind == 0 ? rl_gelu_tanh(x) : rl_gelu_erf(x);
 }

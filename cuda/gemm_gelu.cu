@@ -56,10 +56,10 @@ struct EpiBiasGelu {
   __host__ __device__ const half *col_operand() const { return bias; }
   // The tanh form takes bias / 2 (prep, once per column in registers): gelu(v + b) is then
   // rl_gelu_tanh_fast_half(fmaf(v, 0.5, b / 2)), one FFMA for the add and the halving.
-  __device__ __forceinline__ float prep(float b) const { return KIND == 0 ? 0.5f * b : b; }
+  __device__ __forceinline__ float prep(float b) const { return rl_bias_gelu_prep(b, KIND); }
   __device__ __forceinline__ float apply1(float v, float op) const {
-    if constexpr (kFastErf) return rl_gelu_erf_fast(v + op);
-    return KIND == 0 ? rl_gelu_tanh_fast_half(fmaf(v, 0.5f, op)) : rl_gelu_erf(v + op);
+    if constexpr (KIND == 0 || kFastErf) return rl_bias_gelu_fast(v, op, KIND);
+    return rl_gelu_erf(v + op);
   }
 
   template <bool VEC>

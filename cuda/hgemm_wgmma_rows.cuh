@@ -48,17 +48,16 @@ constexpr int wr_smem_bytes() {  // + slack to align the ring to 1024 bytes
 // one of the fusion sweep's cases that no other case ran, and a launch whose code the SM no
 // longer caches pays for it (probe I1; WO in docs/perf-log.md, HGEMM v24: fused / plain 1.018-
 // 1.028 with only those two cases interleaved, 1.026-1.037 with the unfused pair beside them).
-// The same values as EpiBiasGelu's V20 forms: gelu 0 the tanh form on bias / 2, 1 the erf form
-// as a logistic polynomial, -1 none; bias null: no column operand (the plain GEMM).
+// The same values as EpiBiasGelu's V20 forms (rl_bias_gelu_fast): gelu 0 tanh, 1 erf, -1 none;
+// bias null: no column operand (the plain GEMM).
 struct WrRuntimeEpi {
   static constexpr bool kColOperand = true;  // null at run time for the plain GEMM
   const half *bias;
   int gelu;
   __host__ __device__ const half *col_operand() const { return bias; }
-  __device__ __forceinline__ float prep(float b) const { return gelu == 0 ? 0.5f * b : b; }
+  __device__ __forceinline__ float prep(float b) const { return rl_bias_gelu_prep(b, gelu); }
   __device__ __forceinline__ float apply1(float v, float op) const {
-    if (gelu == 0) return rl_gelu_tanh_fast_half(fmaf(v, 0.5f, op));
-    return gelu == 1 ? rl_gelu_erf_fast(v + op) : v + op;
+    return rl_bias_gelu_fast(v, op, gelu);
   }
 };
 
