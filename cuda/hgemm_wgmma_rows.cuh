@@ -37,10 +37,8 @@ constexpr int kWrPartBytes = 64 * kWrPartStride * 4;
 // A's box: M rounded up to 8 rows (whole 1024-byte swizzle atoms), not the tile's 64. With
 // 64-row boxes 17 and 32 rows ran 10-15% slower than 64 (docs/perf-log.md, HGEMM v24).
 __host__ __device__ inline int wr_a_rows(int M) { return M >= 64 ? 64 : (M + 7) / 8 * 8; }
-template <int SPLIT>
-constexpr int wr_smem_bytes() {  // + slack to align the ring to 1024 bytes
-  return kWrStages * kWrStageBytes + kWrPartBytes + 1024;
-}
+// The ring, the parked sums and slack to align the ring to 1024 bytes (every split alike).
+constexpr int kWrSmemBytes = kWrStages * kWrStageBytes + kWrPartBytes + 1024;
 
 // v25's functor: the bias and the GELU chosen at run time, so that one instantiation of the
 // tile (in hgemm.cu, rl_wgmma_rows_launch) serves the plain GEMM, the unfused pair's GEMM and
@@ -216,11 +214,11 @@ template <class Epi, int SPLIT>
 int wr_slots() {
   static const int slots = [] {
     constexpr auto *kernel = &wgmma_rows_kernel<Epi, SPLIT>;
-    if (allow_smem<kernel, wr_smem_bytes<SPLIT>()>() != 0) return 0;
+    if (allow_smem<kernel, kWrSmemBytes>() != 0) return 0;
     if (SPLIT == 1) {  // no cluster: blocks per SM times SMs
       int per_sm = 0;
       if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWrThreads,
-                                                        wr_smem_bytes<SPLIT>()) != cudaSuccess) {
+                                                        kWrSmemBytes) != cudaSuccess) {
         cudaGetLastError();
         return 0;
       }
@@ -228,7 +226,7 @@ int wr_slots() {
     }
     cudaLaunchAttribute attr[1];
     return resident_cluster_ctas(
-        kernel, cluster_config(SPLIT, kWrThreads, wr_smem_bytes<SPLIT>(), SPLIT, nullptr, attr),
+        kernel, cluster_config(SPLIT, kWrThreads, kWrSmemBytes, SPLIT, nullptr, attr),
         SPLIT);
   }();
   return slots;
@@ -257,12 +255,12 @@ template <class Epi, int SPLIT>
 int launch_wgmma_rows_as(const CUtensorMap &am, const CUtensorMap &bm, half *C, int M, int N,
                          int K, const Epi &epi, cudaStream_t stream) {
   constexpr auto *kernel = &wgmma_rows_kernel<Epi, SPLIT>;
-  const int prep = allow_smem<kernel, wr_smem_bytes<SPLIT>()>();
+  const int prep = allow_smem<kernel, kWrSmemBytes>();
   if (prep != 0) return prep;
   const long long grid = rl_ceil_div(N, kWrBN) * SPLIT;
   cudaLaunchAttribute attr[1];
   cudaLaunchConfig_t lc = cluster_config(static_cast<unsigned>(grid), kWrThreads,
-                                         wr_smem_bytes<SPLIT>(), SPLIT, stream, attr);
+                                         kWrSmemBytes, SPLIT, stream, attr);
   if (SPLIT == 1) lc.numAttrs = 0;
   const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, am, bm, C, M, N, K, epi);
   if (err != cudaSuccess) return static_cast<int>(err);
