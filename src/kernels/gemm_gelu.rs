@@ -42,7 +42,7 @@ impl GeluImpl {
     }
 }
 
-/// The variant "best" means: v24, the plain HGEMM's best kernels (v18) with the bias staged in
+/// The variant "best" means: v25, the plain HGEMM's best kernels (v18) with the bias staged in
 /// shared memory at the start where the fused epilogue measured faster that way (v19: the TMA
 /// slabs at 9..64 rows and the 128x128 split-K tile at mid M), the parked epilogue run as a
 /// loop and the erf form's GELU as a logistic polynomial instead of erff (v20), and the slabs'
@@ -50,8 +50,9 @@ impl GeluImpl {
 /// 65..512 rows (where v21 splits K over a cluster) on a wgmma tile with bias+GELU at its store
 /// (v22; not WMMA), and the parked epilogue in 4 row parts, each stored before the next is
 /// parked (v23), and 17..64 rows on HGEMM v24's 64x64 wgmma tile with K split over a cluster,
-/// bias+GELU in its rolled epilogue (v24); see docs/perf-log.md.
-pub const BEST: u32 = 24;
+/// bias+GELU in its rolled epilogue (v24), that tile one kernel for both families, its bias and
+/// GELU chosen at run time (v25); see docs/perf-log.md.
+pub const BEST: u32 = 25;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
