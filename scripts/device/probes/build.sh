@@ -29,7 +29,8 @@ for src in "${srcs[@]}"; do
       cuda/fill.cu" ;;
     # midm_pair* and epi_* fill their own inputs; midm_pair and epi_parts include
     # cuda/gemm_gelu.cu itself (to reach the fused functor).
-    midm_pair* | epi_*) product="cuda/runtime.cu cuda/copy.cu cuda/gemv.cu cuda/hgemm.cu cuda/fill.cu" ;;
+    # square_* fill their own inputs too.
+    midm_pair* | epi_* | square_*) product="cuda/runtime.cu cuda/copy.cu cuda/gemv.cu cuda/hgemm.cu cuda/fill.cu" ;;
     *) product="cuda/runtime.cu cuda/copy.cu cuda/gemv.cu cuda/hgemm.cu" ;;
   esac
   # The wheel toolkit keeps its static libraries in lib/, a system one in lib64/.

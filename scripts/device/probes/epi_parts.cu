@@ -27,7 +27,7 @@
 #include <string>
 
 #include "../../../cuda/gemm_gelu.cu"
-#include "probe_bench.cuh"
+#include "probe_gemm_sets.cuh"
 
 namespace {
 
@@ -146,14 +146,9 @@ int main(int argc, char **argv) {
   const int shapes[][3] = {{2048, 2048, 2048}, {1024, 4096, 4096}};
   for (const auto &sh : shapes) {
     const int m = sh[0], n = sh[1], k = sh[2];
-    half *a[kSets], *b[kSets], *c[kSets], *bias;
-    for (int i = 0; i < kSets; ++i) {
-      CK(cudaMalloc(&a[i], (size_t)m * k * 2));
-      CK(cudaMalloc(&b[i], (size_t)k * n * 2));
-      CK(cudaMalloc(&c[i], (size_t)m * n * 2));
-      CK(static_cast<cudaError_t>(rl_fill_uniform_f16(a[i], (size_t)m * k, 11 + i, -1.f, 1.f, st)));
-      CK(static_cast<cudaError_t>(rl_fill_uniform_f16(b[i], (size_t)k * n, 101 + i, -1.f, 1.f, st)));
-    }
+    const GemmSets<kSets> sets(m, n, k, st);
+    half *const *a = sets.a, *const *b = sets.b, *const *c = sets.c;
+    half *bias;
     CK(cudaMalloc(&bias, (size_t)n * 2));
     CK(static_cast<cudaError_t>(rl_fill_uniform_f16(bias, n, 7, -1.f, 1.f, st)));
     CK(cudaStreamSynchronize(st));
@@ -189,11 +184,6 @@ int main(int argc, char **argv) {
     for (int r = 0; r < rounds; ++r) {
       std::printf("== %dx%dx%d, set %d\n", m, n, k, r + 1);
       probe_run(cases, kSets, bytes, st);
-    }
-    for (int i = 0; i < kSets; ++i) {
-      CK(cudaFree(a[i]));
-      CK(cudaFree(b[i]));
-      CK(cudaFree(c[i]));
     }
     CK(cudaFree(bias));
   }
