@@ -229,8 +229,94 @@ __device__ __forceinline__ void run_pipelined(Pipeline<Cfg, true> &pipe, int wm,
   }
 }
 
+// v26: run_pipelined for a block tile wholly inside A, B and C with whole rings of k-tiles
+// (M % BM, N % BN, K % (BK x STAGES) == 0; 16-byte path; BM x K and BK x N < 2^31 elements:
+// the copy strides are ints), including the prologue and the zeroed accumulators. The same
+// MMAs in the same order as run_pipelined (C bit for bit the same), with none of its per-step
+// integer work: the k-tile loop is unrolled over the ring, so every stage index is a
+// constant, and no copy carries a bounds predicate or a source select. At 4096³ that took the
+// loop from 87.5 to 70.4 instructions per warp and k-step (32 of them HMMA) and the tensor
+// pipe from 73% to 77% active: +5-6% (probe square_lean, runs NS and SL; docs/perf-log.md).
+// The hazards are run_pipelined's. Past the last k-tile nothing is copied but the (empty)
+// groups are still committed, so every wait counts the same groups; the last step's
+// fragments come from a stage that holds an older k-tile and are never used.
+template <class Cfg>
+__device__ __forceinline__ void run_lean(half *smem, const half *A, const half *B, int N, int K,
+                                         const TilePos<Cfg> &at,
+                                         FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN]) {
+  constexpr int S = Cfg::kStages, KS = Cfg::BK / 16;
+  static_assert(Cfg::kAsync && KS == 4, "the lean loop's copy and barrier steps assume BK 64");
+  // A: BK / 8 threads per row of 16-byte chunks, kARows rows a pass, kAI passes; B likewise.
+  constexpr int kAT = Cfg::BK / 8, kARows = Cfg::kThreads / kAT, kAI = Cfg::BM / kARows;
+  constexpr int kBT = Cfg::BN / 8, kBRows = Cfg::kThreads / kBT, kBI = Cfg::BK / kBRows;
+  static_assert(kAI * kARows == Cfg::BM && kBI * kBRows == Cfg::BK, "whole passes");
+  constexpr unsigned kStageBytes = Cfg::kStageHalves * 2;
+  const int t = threadIdx.x, k_tiles = K / Cfg::BK;
+  const half *ga = A + static_cast<size_t>(at.tm * Cfg::BM + t / kAT) * K + (t % kAT) * 8;
+  const half *gb = B + static_cast<size_t>(t / kBT) * N + at.tn * Cfg::BN + (t % kBT) * 8;
+  const int a_pass = kARows * K, b_pass = kBRows * N;
+  const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  const unsigned sa = sbase + ((t / kAT) * Cfg::kLda + (t % kAT) * 8) * 2;
+  const unsigned sb = sbase + (Cfg::kAHalves + (t / kBT) * Cfg::kLdb + (t % kBT) * 8) * 2;
+  const auto copy_a = [&](int stage) {
+#pragma unroll
+    for (int i = 0; i < kAI; ++i)
+      cp_async16_whole(sa + stage * kStageBytes + i * kARows * Cfg::kLda * 2, ga + i * a_pass);
+  };
+  const auto copy_b = [&](int stage) {
+#pragma unroll
+    for (int i = 0; i < kBI; ++i)
+      cp_async16_whole(sb + stage * kStageBytes + i * kBRows * Cfg::kLdb * 2, gb + i * b_pass);
+  };
+
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s) {
+    copy_a(s);
+    copy_b(s);
+    ga += Cfg::BK;
+    gb += static_cast<size_t>(Cfg::BK) * N;
+    cp_async_commit();
+  }
+  zero<Cfg>(acc);
+  cp_async_wait<S - 2>();
+  __syncthreads();
+  FragA a[2][Cfg::kFragsM];
+  FragB b[2][Cfg::kFragsN];
+  load_frags<Cfg>(smem, at.wm, at.wn, 0, a[0], b[0]);
+  for (int kt0 = 0; kt0 < k_tiles; kt0 += S) {
+#pragma unroll
+    for (int st = 0; st < S; ++st) {  // k-tile kt0 + st sits in stage st
+      const bool refill = kt0 + st + S - 1 < k_tiles;
+      const int wr = (st + S - 1) % S;
+#pragma unroll
+      for (int ks = 0; ks < KS; ++ks) {
+        // The stage's offset is made opaque once per use: with every offset a constant the
+        // compiler hoists all 32 fragment addresses (4 stages x 8 LDSM) out of the loop and
+        // spills them (ptxas: 384 bytes), which the rolled ring does not.
+        int rd = (ks == KS - 1 ? (st + 1) % S : st) * Cfg::kStageHalves;
+        asm volatile("" : "+r"(rd));
+        load_frags<Cfg>(smem + rd, at.wm, at.wn, ks == KS - 1 ? 0 : (ks + 1) * 16,
+                        a[(ks + 1) % 2], b[(ks + 1) % 2]);
+        if (ks == 0 && refill) copy_a(wr);
+        if (ks == 1) {
+          if (refill) copy_b(wr);
+          ga += Cfg::BK;
+          gb += static_cast<size_t>(Cfg::BK) * N;
+          cp_async_commit();  // empty past the end: the group count stays uniform
+        }
+        mma_frags<Cfg>(a[ks % 2], b[ks % 2], acc);
+        if (ks == KS - 2) {
+          cp_async_wait<S - 2>();
+          __syncthreads();
+        }
+      }
+    }
+  }
+}
+
 // v7..v9: one block per output tile (grouped raster), pipelined main loop, v4's epilogue.
-template <class Cfg, class Epi>
+// LEAN (v26): the tile is wholly inside C with whole rings of k-tiles: run_lean's loop.
+template <class Cfg, class Epi, bool LEAN = false>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_wmma_kernel(const half *__restrict__ A, const half *__restrict__ B,
                           half *__restrict__ C, int M, int N, int K, Epi epi) {
@@ -240,12 +326,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 
   half *ops = reinterpret_cast<half *>(smem_raw + Cfg::kSmemBytes);  // col_operand_bytes()
   stage_col_operand<Cfg>(epi, ops, tn * Cfg::BN, N);  // committed with k-tile 0
-  Pipeline<Cfg, true> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
-  pipe.start(tm * Cfg::BM, tn * Cfg::BN);
   FragC acc[Cfg::kFragsM][Cfg::kFragsN];
-  zero<Cfg>(acc);
-  run_pipelined<Cfg>(pipe, wm, wn, acc);
-  pipe.drain();
+  if constexpr (LEAN) {
+    run_lean<Cfg>(reinterpret_cast<half *>(smem_raw), A, B, N, K, at, acc);
+    cp_async_wait<0>();  // Pipeline::drain()
+    __syncthreads();
+  } else {
+    Pipeline<Cfg, true> pipe(reinterpret_cast<half *>(smem_raw), A, B, M, N, K);
+    pipe.start(tm * Cfg::BM, tn * Cfg::BN);
+    zero<Cfg>(acc);
+    run_pipelined<Cfg>(pipe, wm, wn, acc);
+    pipe.drain();
+  }
   float *stage = reinterpret_cast<float *>(smem_raw) + warp * 16 * Cfg::kLdc;
   const int row0 = tm * Cfg::BM + wm * Cfg::WM, col0 = tn * Cfg::BN + wn * Cfg::WN;
   if constexpr (Epi::kColOperand && Cfg::kParkBytes <= Cfg::kSmemBytes) {

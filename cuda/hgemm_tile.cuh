@@ -115,6 +115,11 @@ __device__ __forceinline__ void cp_async16(void *smem_dst, const void *gmem_src,
                "r"(src_bytes)
                : "memory");
 }
+// The same without the predicate, to a shared-space address (v26's lean loop: whole tiles).
+__device__ __forceinline__ void cp_async16_whole(unsigned smem_dst, const half *gmem_src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_dst), "l"(gmem_src)
+               : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 }

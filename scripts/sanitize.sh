@@ -122,6 +122,12 @@ RUNS=(
   "bench gemm --impl wmma --variant 25 --m 40 --n 1096 --k 2056"
   "bench gemm-gelu --impl fused,unfused --variant 25 --m 40 --n 1096 --k 2056"
   "bench gemm-gelu --impl fused --gelu erf --variant 25 --m 17 --n 2560 --k 2048"
+  # v26: the 256x128 tile's whole tiles on the lean loop (one ring of k-tiles, and two),
+  # plain and fused (both forms)
+  "bench gemm --impl wmma --variant 26 --m 2048 --n 2048 --k 256"
+  "bench gemm --impl wmma --variant 26 --m 2048 --n 2048 --k 512"
+  "bench gemm-gelu --impl fused,unfused --variant 26 --m 2048 --n 2048 --k 256"
+  "bench gemm-gelu --impl fused --gelu erf --variant 26 --m 2048 --n 2048 --k 256"
   # v14's GEMV slabs with the epilogue: one row direct, W-as-A in a cluster, 16-row groups
   "bench gemm-gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
   "bench gemm-gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"

@@ -64,6 +64,11 @@ const WIDE_SHAPES: &[(u64, u64, u64)] = &[
     (40, 1096, 2056),
 ];
 
+/// Whole tiles of v13's 256x128 tile without a K split (K < 1024, or too many tiles for a
+/// cluster split to stay resident), which v26 runs on its lean loop: one wave of 128 tiles,
+/// and two waves of 256 in 16-row raster groups.
+const LEAN_SHAPES: &[(u64, u64, u64)] = &[(2048, 2048, 1024), (4096, 2048, 512)];
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn every_hgemm_variant_matches_references_at_odd_shapes() {
@@ -76,6 +81,7 @@ fn every_hgemm_variant_matches_references_at_odd_shapes() {
             .iter()
             .chain(SLAB_SHAPES)
             .chain(WIDE_SHAPES)
+            .chain(LEAN_SHAPES)
             .enumerate()
         {
             let mut c = HgemmCase::new(m, n, k, *v, 100 + i as u64);
@@ -96,7 +102,11 @@ fn gemm_gelu_paths_match_float64_for_both_gelu_forms() {
     let fused: Vec<u32> = gemm_gelu::variants().iter().map(|(v, _)| *v).collect();
     let best = gemm::best();
     let shapes = SHAPES[..13].iter().chain(PARKED_SHAPES);
-    for &(m, n, k) in shapes.chain(SLAB_SHAPES).chain(WIDE_SHAPES) {
+    let shapes = shapes
+        .chain(SLAB_SHAPES)
+        .chain(WIDE_SHAPES)
+        .chain(LEAN_SHAPES);
+    for &(m, n, k) in shapes {
         for kind in [0, 1] {
             let mut imps: Vec<GeluImpl> = fused.iter().map(|v| GeluImpl::Fused(*v)).collect();
             imps.push(GeluImpl::Unfused(best));
