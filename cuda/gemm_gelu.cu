@@ -106,14 +106,13 @@ const char *const kNames[rlg::kVariantCount] = {
     "v24 v23 with 17..64 rows on a 64x64 wgmma tile, K split over a cluster of 1-4 CTAs, bias+GELU at its store: not WMMA",
     "v25 v24 with the few-row tile one kernel for the plain and the fused family (bias and GELU chosen at run time)",
     "v26 best: v25 with whole-tile shapes on the 256x128 tile in a lean loop (ring unrolled, no bounds predicates)",
-    "v27 v26 with the lean loop's copies each from a base register and an immediate offset (no address built per copy)",
 };
 
 template <int KIND>
 int fused(int variant, const void *A, const void *B, const void *bias, void *C, int M, int N,
           int K, void *stream) {
   const half *b = static_cast<const half *>(bias);
-  if (variant >= 23)  // v22's kernels (v24+: the few-row tile; v26+: the lean loop), v23's epilogue
+  if (variant >= 23)  // v22's kernels (v24+: the few-row tile; v26: the lean loop), v23's epilogue
     return rlg::launch_variant_v14_on(variant, A, B, C, M, N, K, EpiBiasGelu<KIND, true, true>{b},
                                       stream);
   if (variant >= 20)  // v19's kernels with v20's epilogue (EpiBiasGelu's V20)

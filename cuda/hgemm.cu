@@ -33,7 +33,6 @@ const char *const kNames[rlg::kVariantCount] = {
     "v24 v22 with 17..64 rows on a 64x64 wgmma tile, K split over a cluster of 1-4 CTAs, TMA-fed: not WMMA",
     "v25 v24 with the few-row tile one kernel for the plain and the fused family (bias and GELU chosen at run time)",
     "v26 best: v25 with whole-tile shapes on the 256x128 tile in a lean loop (ring unrolled, no bounds predicates)",
-    "v27 v26 with the lean loop's copies each from a base register and an immediate offset (no address built per copy)",
 };
 
 }  // namespace

@@ -229,60 +229,6 @@ __device__ __forceinline__ void run_pipelined(Pipeline<Cfg, true> &pipe, int wm,
   }
 }
 
-// v27's copies for run_lean. v26's (in run_lean): A by 8 threads per 128-byte row, 32 rows a
-// pass, B by 16 threads per row, each pass's source its own 64-bit add of a run-time stride,
-// which ptxas builds in a few scratch registers right before the copy; the next pass's add
-// then waits until that copy has read them (long scoreboard: 10-12% of the stall samples at
-// 4096³, run NC). Here a warp's copy covers 16 rows x 32 bytes (lane: row lane / 2, chunk
-// lane % 2) and a thread's copies differ by whole 32-byte column steps, so each is one base
-// register plus an immediate offset: A from two bases (row passes 128 rows apart), B from one
-// (the warps split its 64 rows into 4 groups of 16 and its 16 chunks into 2 halves). No
-// address is built in the loop but the three advances per k-tile. The same bytes land in the
-// same smem places as v26's.
-template <class Cfg>
-struct LeanCopiesImm {
-  static_assert(Cfg::kThreads == 256 && Cfg::BK == 64 && Cfg::BN == 128 && Cfg::BM % 128 == 0,
-                "the warp-to-chunk map below is for 8 warps, BK 64 and BN 128");
-  static constexpr int kARowPasses = Cfg::BM / 128, kPairs = 4;  // 4 x 32 bytes = 128 = BK
-  static constexpr unsigned kStageBytes = Cfg::kStageHalves * 2;
-  const half *ga[kARowPasses], *gb;
-  size_t b_step;
-  unsigned sa, sb;
-
-  __device__ __forceinline__ LeanCopiesImm(half *smem, const half *A, const half *B, int N, int K,
-                                           int tm, int tn) {
-    const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int ar = w * 16 + lane / 2, c = (lane % 2) * 8;  // A: row (pass 0), column
-    const int br = (w % 4) * 16 + lane / 2, bc = (w / 4) * 64 + c;  // B: row, column
-#pragma unroll
-    for (int p = 0; p < kARowPasses; ++p)
-      ga[p] = A + static_cast<size_t>(tm * Cfg::BM + ar + p * 128) * K + c;
-    gb = B + static_cast<size_t>(br) * N + tn * Cfg::BN + bc;
-    b_step = static_cast<size_t>(Cfg::BK) * N;
-    const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    sa = sbase + (ar * Cfg::kLda + c) * 2;
-    sb = sbase + (Cfg::kAHalves + br * Cfg::kLdb + bc) * 2;
-  }
-  __device__ __forceinline__ void copy_a(int stage) const {
-#pragma unroll
-    for (int p = 0; p < kARowPasses; ++p)
-#pragma unroll
-      for (int q = 0; q < kPairs; ++q)
-        cp_async16_whole(sa + stage * kStageBytes + (p * 128 * Cfg::kLda + q * 16) * 2,
-                         ga[p] + q * 16);
-  }
-  __device__ __forceinline__ void copy_b(int stage) const {
-#pragma unroll
-    for (int q = 0; q < kPairs; ++q)
-      cp_async16_whole(sb + stage * kStageBytes + q * 16 * 2, gb + q * 16);
-  }
-  __device__ __forceinline__ void advance() {
-#pragma unroll
-    for (int p = 0; p < kARowPasses; ++p) ga[p] += Cfg::BK;
-    gb += b_step;
-  }
-};
-
 // v26: run_pipelined for a block tile wholly inside A, B and C with whole rings of k-tiles
 // (M % BM, N % BN, K % (BK x STAGES) == 0; 16-byte path; BM x K and BK x N < 2^31 elements:
 // the copy strides are ints), including the prologue and the zeroed accumulators. The same
@@ -294,12 +240,7 @@ struct LeanCopiesImm {
 // The hazards are run_pipelined's. Past the last k-tile nothing is copied but the (empty)
 // groups are still committed, so every wait counts the same groups; the last step's
 // fragments come from a stage that holds an older k-tile and are never used.
-// IMM (v27): the copies of LeanCopiesImm instead (the same bytes to the same smem places).
-struct NoCopies {
-  template <class... T>
-  __device__ __forceinline__ NoCopies(T...) {}
-};
-template <class Cfg, bool IMM = false>
+template <class Cfg>
 __device__ __forceinline__ void run_lean(half *smem, const half *A, const half *B, int N, int K,
                                          const TilePos<Cfg> &at,
                                          FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN]) {
@@ -317,31 +258,21 @@ __device__ __forceinline__ void run_lean(half *smem, const half *A, const half *
   const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   const unsigned sa = sbase + ((t / kAT) * Cfg::kLda + (t % kAT) * 8) * 2;
   const unsigned sb = sbase + (Cfg::kAHalves + (t / kBT) * Cfg::kLdb + (t % kBT) * 8) * 2;
-  std::conditional_t<IMM, LeanCopiesImm<Cfg>, NoCopies> imm(smem, A, B, N, K, at.tm, at.tn);
   const auto copy_a = [&](int stage) {
-    if constexpr (IMM) {
-      imm.copy_a(stage);
-    } else {
 #pragma unroll
-      for (int i = 0; i < kAI; ++i)
-        cp_async16_whole(sa + stage * kStageBytes + i * kARows * Cfg::kLda * 2, ga + i * a_pass);
-    }
+    for (int i = 0; i < kAI; ++i)
+      cp_async16_whole(sa + stage * kStageBytes + i * kARows * Cfg::kLda * 2, ga + i * a_pass);
   };
   const auto copy_b = [&](int stage) {
-    if constexpr (IMM) {
-      imm.copy_b(stage);
-    } else {
 #pragma unroll
-      for (int i = 0; i < kBI; ++i)
-        cp_async16_whole(sb + stage * kStageBytes + i * kBRows * Cfg::kLdb * 2, gb + i * b_pass);
-    }
+    for (int i = 0; i < kBI; ++i)
+      cp_async16_whole(sb + stage * kStageBytes + i * kBRows * Cfg::kLdb * 2, gb + i * b_pass);
   };
 
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
     copy_a(s);
     copy_b(s);
-    if constexpr (IMM) imm.advance();
     ga += Cfg::BK;
     gb += static_cast<size_t>(Cfg::BK) * N;
     cp_async_commit();
@@ -363,21 +294,13 @@ __device__ __forceinline__ void run_lean(half *smem, const half *A, const half *
         // compiler hoists all 32 fragment addresses (4 stages x 8 LDSM) out of the loop and
         // spills them (ptxas: 384 bytes), which the rolled ring does not.
         int rd = (ks == KS - 1 ? (st + 1) % S : st) * Cfg::kStageHalves;
-        // IMM: v27's copies free the registers that kept ptxas from hoisting them there (it
-        // sees through the empty asm; 452 bytes spilled), so the offset gets a term that is 0
-        // (k_tiles < 2^25) but varies with the loop as far as the compiler knows: each use is
-        // then a base register and an immediate, and nothing is hoisted (232 registers).
-        if constexpr (IMM)
-          rd += kt0 >> 30;
-        else
-          asm volatile("" : "+r"(rd));
+        asm volatile("" : "+r"(rd));
         load_frags<Cfg>(smem + rd, at.wm, at.wn, ks == KS - 1 ? 0 : (ks + 1) * 16,
                         a[(ks + 1) % 2], b[(ks + 1) % 2]);
         if (ks == 0 && refill) copy_a(wr);
         if (ks == 1) {
           if (refill) copy_b(wr);
-          if constexpr (IMM) imm.advance();
-          ga += Cfg::BK;  // v26's copies (dead code with IMM)
+          ga += Cfg::BK;
           gb += static_cast<size_t>(Cfg::BK) * N;
           cp_async_commit();  // empty past the end: the group count stays uniform
         }
@@ -392,9 +315,8 @@ __device__ __forceinline__ void run_lean(half *smem, const half *A, const half *
 }
 
 // v7..v9: one block per output tile (grouped raster), pipelined main loop, v4's epilogue.
-// LEAN (v26: 1, v27: 2): the tile is wholly inside C with whole rings of k-tiles: run_lean's
-// loop with v26's copies (1) or LeanCopiesImm (2).
-template <class Cfg, class Epi, int LEAN = 0>
+// LEAN (v26): the tile is wholly inside C with whole rings of k-tiles: run_lean's loop.
+template <class Cfg, class Epi, bool LEAN = false>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_wmma_kernel(const half *__restrict__ A, const half *__restrict__ B,
                           half *__restrict__ C, int M, int N, int K, Epi epi) {
@@ -405,8 +327,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   half *ops = reinterpret_cast<half *>(smem_raw + Cfg::kSmemBytes);  // col_operand_bytes()
   stage_col_operand<Cfg>(epi, ops, tn * Cfg::BN, N);  // committed with k-tile 0
   FragC acc[Cfg::kFragsM][Cfg::kFragsN];
-  if constexpr (LEAN != 0) {
-    run_lean<Cfg, LEAN == 2>(reinterpret_cast<half *>(smem_raw), A, B, N, K, at, acc);
+  if constexpr (LEAN) {
+    run_lean<Cfg>(reinterpret_cast<half *>(smem_raw), A, B, N, K, at, acc);
     cp_async_wait<0>();  // Pipeline::drain()
     __syncthreads();
   } else {
