@@ -292,7 +292,9 @@ __device__ __forceinline__ void run_lean(half *smem, const half *A, const half *
       for (int ks = 0; ks < KS; ++ks) {
         // The stage's offset is made opaque once per use: with every offset a constant the
         // compiler hoists all 32 fragment addresses (4 stages x 8 LDSM) out of the loop and
-        // spills them (ptxas: 384 bytes), which the rolled ring does not.
+        // spills them (ptxas: 384 bytes), which the rolled ring does not. Opaque to NVVM only:
+        // ptxas sees through the empty asm, and hoisted them anyway (and spilled) once v27's
+        // copies left it more free registers; a loop-variant zero stopped it there (perf log).
         int rd = (ks == KS - 1 ? (st + 1) % S : st) * Cfg::kStageHalves;
         asm volatile("" : "+r"(rd));
         load_frags<Cfg>(smem + rd, at.wm, at.wn, ks == KS - 1 ? 0 : (ks + 1) * 16,
