@@ -51,6 +51,7 @@ struct EpiBiasGelu {
   static constexpr bool kColOperand = true;
   static constexpr bool kRolledEpilogue = V20;
   static constexpr int kParkParts = V23 && KIND == 0 ? 4 : 1;
+  static constexpr bool kLeanLoop = V23;  // v23+ only: v26's lean loop is built for this one
   const half *bias;
 
   __host__ __device__ const half *col_operand() const { return bias; }

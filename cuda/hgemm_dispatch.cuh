@@ -80,12 +80,24 @@ bool lean_fits(int M, int N, int K) {
          static_cast<long long>(Cfg::BK) * N < (1LL << 31);
 }
 
+// Whether a functor can reach the lean loop (Epi::kLeanLoop; true without it): a functor only
+// older variants take says false, so that no lean kernel is built for it that never runs.
+template <class Epi, class = void>
+struct LeanLoop {
+  static constexpr bool value = true;
+};
+template <class Epi>
+struct LeanLoop<Epi, std::void_t<decltype(Epi::kLeanLoop)>> {
+  static constexpr bool value = Epi::kLeanLoop;
+};
+
 // The pipelined kernel on Cfg, with the lean loop where `lean` (v26) and the shape fits it.
 template <class Cfg, class Epi>
 int launch_pipelined_lean_or(bool lean, const half *A, const half *B, half *C, int M, int N,
                              int K, const Epi &epi, cudaStream_t stream) {
-  if (lean && lean_fits<Cfg>(M, N, K))
-    return launch_pipelined_path<Cfg, Epi, true>(A, B, C, M, N, K, epi, stream);
+  if constexpr (LeanLoop<Epi>::value)
+    if (lean && lean_fits<Cfg>(M, N, K))
+      return launch_pipelined_path<Cfg, Epi, true>(A, B, C, M, N, K, epi, stream);
   return launch_pipelined_path<Cfg>(A, B, C, M, N, K, epi, stream);
 }
 
