@@ -106,7 +106,8 @@ const char *const kNames[rlg::kVariantCount] = {
     "v23 v22 with the parked epilogue in 4 row parts, each stored before the next is parked (tanh form; erf as v22)",
     "v24 v23 with 17..64 rows on a 64x64 wgmma tile, K split over a cluster of 1-4 CTAs, bias+GELU at its store: not WMMA",
     "v25 v24 with the few-row tile one kernel for the plain and the fused family (bias and GELU chosen at run time)",
-    "v26 best: v25 with whole-tile shapes on the 256x128 tile in a lean loop (ring unrolled, no bounds predicates)",
+    "v26 v25 with whole-tile shapes on the 256x128 tile in a lean loop (ring unrolled, no bounds predicates)",
+    "v27 best: v26 with the lean loop's last k-step stage offset opaque to the compiler (its copy sources kept apart)",
 };
 
 template <int KIND>

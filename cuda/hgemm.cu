@@ -32,7 +32,8 @@ const char *const kNames[rlg::kVariantCount] = {
     "v23 v22's kernels (v23 of the fused family parks its epilogue in row parts; the plain GEMM has none)",
     "v24 v22 with 17..64 rows on a 64x64 wgmma tile, K split over a cluster of 1-4 CTAs, TMA-fed: not WMMA",
     "v25 v24 with the few-row tile one kernel for the plain and the fused family (bias and GELU chosen at run time)",
-    "v26 best: v25 with whole-tile shapes on the 256x128 tile in a lean loop (ring unrolled, no bounds predicates)",
+    "v26 v25 with whole-tile shapes on the 256x128 tile in a lean loop (ring unrolled, no bounds predicates)",
+    "v27 best: v26's kernels (v27 of the fused family changes its lean loop; the plain GEMM keeps v26's)",
 };
 
 }  // namespace

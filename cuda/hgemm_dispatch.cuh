@@ -57,7 +57,7 @@ int launch_tiled(const half *A, const half *B, half *C, int M, int N, int K, con
 // v7..v9: the pipelined kernel on the 16-byte path; anything else runs the generic path of
 // the v4/v5 kernel with the same block tile (FALLBACK), which handles any shape.
 // The pipelined kernel itself: the caller has checked vec16_ok (and lean_fits for LEAN).
-template <class Cfg, class Epi, bool LEAN = false>
+template <class Cfg, class Epi, int LEAN = 0>
 int launch_pipelined_path(const half *A, const half *B, half *C, int M, int N, int K,
                           const Epi &epi, cudaStream_t stream) {
   constexpr auto *kernel = &pipelined_wmma_kernel<Cfg, Epi, LEAN>;
@@ -91,13 +91,19 @@ struct LeanLoop<Epi, std::void_t<decltype(Epi::kLeanLoop)>> {
   static constexpr bool value = Epi::kLeanLoop;
 };
 
-// The pipelined kernel on Cfg, with the lean loop where `lean` (v26) and the shape fits it.
+// The pipelined kernel on Cfg, with the lean loop where `lean` (1: v26, 2: v27) and the shape
+// fits it. v27's form of the loop (pipelined_wmma_kernel's LEAN 2) is for functors with a column
+// operand (the fused family): the plain GEMM's v27 runs v26's loop (see run_lean).
 template <class Cfg, class Epi>
-int launch_pipelined_lean_or(bool lean, const half *A, const half *B, half *C, int M, int N,
+int launch_pipelined_lean_or(int lean, const half *A, const half *B, half *C, int M, int N,
                              int K, const Epi &epi, cudaStream_t stream) {
-  if constexpr (LeanLoop<Epi>::value)
-    if (lean && lean_fits<Cfg>(M, N, K))
-      return launch_pipelined_path<Cfg, Epi, true>(A, B, C, M, N, K, epi, stream);
+  if constexpr (LeanLoop<Epi>::value) {
+    if (lean != 0 && lean_fits<Cfg>(M, N, K)) {
+      if constexpr (Epi::kColOperand)
+        if (lean >= 2) return launch_pipelined_path<Cfg, Epi, 2>(A, B, C, M, N, K, epi, stream);
+      return launch_pipelined_path<Cfg, Epi, 1>(A, B, C, M, N, K, epi, stream);
+    }
+  }
   return launch_pipelined_path<Cfg>(A, B, C, M, N, K, epi, stream);
 }
 
@@ -169,7 +175,7 @@ using CfgTall = TileCfg<256, 128, 64, 64, 64, 4, true, 16, 1>;
 // 35.0 vs 38.3 us (v8's tile split 2) at 256x4096x4096 (docs/perf-log.md, Q1).
 using CfgQ = TileCfg<128, 128, 64, 64, 32, 4, true, 8, 1>;
 
-constexpr int kVariantCount = 26;
+constexpr int kVariantCount = 27;
 
 // A grid fills the GPU when it covers at least 7/8 of one wave of SMs.
 inline bool fills_gpu(long long tiles) { return tiles >= rl_sm_count() - rl_sm_count() / 8; }
@@ -231,12 +237,12 @@ inline V10Cfg v10_choose(int M, int N, bool tall = false) {
 }
 
 // v10 ("best"): the pipelined kernel with the config v10_choose picks on the 16-byte path;
-// anything else runs v5's choice of the verified generic tiled kernels. lean (v26): the
-// 256x128 tile runs the lean loop where the shape fits it (whole tiles). v7's 128x256 keeps
+// anything else runs v5's choice of the verified generic tiled kernels. lean (v26: 1, v27: 2):
+// the 256x128 tile runs the lean loop where the shape fits it (whole tiles). v7's 128x256 keeps
 // its loop: on the lean one ptxas spilled 520 bytes at 255 registers (256x128: none, 254).
 template <class Epi>
 int launch_v10(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
-               cudaStream_t stream, bool tall = false, bool lean = false) {
+               cudaStream_t stream, bool tall = false, int lean = 0) {
   if (!vec16_ok(A, B, C, N, K, epi)) {
     if (fills_gpu(tile_count<CfgL>(M, N)))
       return launch_tiled_path<CfgL, false>(A, B, C, M, N, K, epi, stream);
@@ -374,11 +380,11 @@ V11Split v11_choose(int M, int N, int K, bool with_v8, bool tall, bool with_q) {
 // operand in shared memory (measured 4% faster fused at 256x4096x4096); on v7's tile (253
 // registers) the staging measured 3% slower at 512x4096x4096 and on the 64x128 tile no
 // different at 128x4096x4096 (docs/perf-log.md, S2), so those keep the L2 prefetch.
-// lean (v26): launch_v10's lean loop where no split is chosen.
+// lean (v26: 1, v27: 2): launch_v10's lean loop where no split is chosen.
 template <class Epi>
 int launch_v11(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
                cudaStream_t stream, bool with_v8, bool tall, bool with_q = false,
-               bool stage = false, bool lean = false) {
+               bool stage = false, int lean = 0) {
   if (!vec16_ok(A, B, C, N, K, epi)) return launch_v10(A, B, C, M, N, K, epi, stream);
   switch (v11_choose<Epi>(M, N, K, with_v8, tall, with_q)) {
     case V11Split::kV7x2: return launch_cluster_splitk<CfgV7, 2>(A, B, C, M, N, K, epi, stream);
@@ -440,9 +446,10 @@ int launch_v14_on(int variant, const half *a, const half *b, half *c, int M, int
     const int wst = launch_wgmma(a, b, c, M, N, K, epi, s, &launched);
     if (launched) return wst;
   }
-  // v26: the 256x128 tile on the lean loop where the shape is whole tiles.
+  // v26: the 256x128 tile on the lean loop where the shape is whole tiles; v27: the fused
+  // family's lean loop with its last k-step's stage offset opaque (run_lean).
   return launch_v11(a, b, c, M, N, K, epi, s, true, true, variant >= 15, stage && variant >= 19,
-                    variant >= 26);
+                    variant >= 27 ? 2 : variant >= 26 ? 1 : 0);
 }
 
 inline bool gemm_args_ok(const void *A, const void *B, const void *C, int M, int N, int K) {

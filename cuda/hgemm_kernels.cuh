@@ -240,7 +240,14 @@ __device__ __forceinline__ void run_pipelined(Pipeline<Cfg, true> &pipe, int wm,
 // The hazards are run_pipelined's. Past the last k-tile nothing is copied but the (empty)
 // groups are still committed, so every wait counts the same groups; the last step's
 // fragments come from a stage that holds an older k-tile and are never used.
-template <class Cfg>
+// OPAQUE_LAST (v27, the fused family): the last k-step's stage offset also gets a zero the
+// compiler cannot fold (kt0 >> 30; kt0 < 2^30), which moves ptxas off the register layout
+// where the fused kernel (255 registers) rebuilt each copy pass's 64-bit source in one of two
+// pairs an LDGSTS had not yet read: in its SASS the median distance from a copy to the rewrite
+// of its source pair goes from 13 to 37 instructions (the plain loop's 38; the loop 1055 ->
+// 1094 instructions), with no spill (scripts/sass_copy_war.py). On the plain kernel the same
+// zero spills 440 bytes, so the plain family keeps v26's loop.
+template <class Cfg, bool OPAQUE_LAST = false>
 __device__ __forceinline__ void run_lean(half *smem, const half *A, const half *B, int N, int K,
                                          const TilePos<Cfg> &at,
                                          FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN]) {
@@ -297,6 +304,7 @@ __device__ __forceinline__ void run_lean(half *smem, const half *A, const half *
         // copies left it more free registers; a loop-variant zero stopped it there (perf log).
         int rd = (ks == KS - 1 ? (st + 1) % S : st) * Cfg::kStageHalves;
         asm volatile("" : "+r"(rd));
+        if (OPAQUE_LAST && ks == KS - 1) rd += kt0 >> 30;
         load_frags<Cfg>(smem + rd, at.wm, at.wn, ks == KS - 1 ? 0 : (ks + 1) * 16,
                         a[(ks + 1) % 2], b[(ks + 1) % 2]);
         if (ks == 0 && refill) copy_a(wr);
@@ -317,8 +325,9 @@ __device__ __forceinline__ void run_lean(half *smem, const half *A, const half *
 }
 
 // v7..v9: one block per output tile (grouped raster), pipelined main loop, v4's epilogue.
-// LEAN (v26): the tile is wholly inside C with whole rings of k-tiles: run_lean's loop.
-template <class Cfg, class Epi, bool LEAN = false>
+// LEAN: 0, run_pipelined; else the tile is wholly inside C with whole rings of k-tiles:
+// run_lean's loop (1, v26), with its last k-step's stage offset opaque (2, v27).
+template <class Cfg, class Epi, int LEAN = 0>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_wmma_kernel(const half *__restrict__ A, const half *__restrict__ B,
                           half *__restrict__ C, int M, int N, int K, Epi epi) {
@@ -329,8 +338,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   half *ops = reinterpret_cast<half *>(smem_raw + Cfg::kSmemBytes);  // col_operand_bytes()
   stage_col_operand<Cfg>(epi, ops, tn * Cfg::BN, N);  // committed with k-tile 0
   FragC acc[Cfg::kFragsM][Cfg::kFragsN];
-  if constexpr (LEAN) {
-    run_lean<Cfg>(reinterpret_cast<half *>(smem_raw), A, B, N, K, at, acc);
+  if constexpr (LEAN != 0) {
+    run_lean<Cfg, LEAN == 2>(reinterpret_cast<half *>(smem_raw), A, B, N, K, at, acc);
     cp_async_wait<0>();  // Pipeline::drain()
     __syncthreads();
   } else {

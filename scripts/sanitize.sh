@@ -128,6 +128,9 @@ RUNS=(
   "bench gemm --impl wmma --variant 26 --m 2048 --n 2048 --k 512"
   "bench gemm-gelu --impl fused,unfused --variant 26 --m 2048 --n 2048 --k 256"
   "bench gemm-gelu --impl fused --gelu erf --variant 26 --m 2048 --n 2048 --k 256"
+  # v27: the fused family's lean loop with its last k-step stage offset opaque (both forms)
+  "bench gemm-gelu --impl fused --variant 27 --m 2048 --n 2048 --k 512"
+  "bench gemm-gelu --impl fused --gelu erf --variant 27 --m 2048 --n 2048 --k 256"
   # v14's GEMV slabs with the epilogue: one row direct, W-as-A in a cluster, 16-row groups
   "bench gemm-gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
   "bench gemm-gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"

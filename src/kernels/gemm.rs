@@ -10,7 +10,7 @@ use crate::verify::gemm as check;
 use anyhow::Result;
 use half::f16;
 
-/// The variant "best" means: v26: the GEMV's slab kernels at M <= 16 (2..8 rows in GEMV v14's
+/// The variant "best" means: v27: the GEMV's slab kernels at M <= 16 (2..8 rows in GEMV v14's
 /// issue-first loop); 17..64 rows on a 64x64 wgmma tile with K split over a cluster of 1-4
 /// CTAs where its CTAs fill at least half of the GPU in one wave, else the GEMV's TMA slabs at
 /// 9..64 rows, their clusters sending their partial sums by st.async (GEMV v15); a per-shape
@@ -20,8 +20,9 @@ use half::f16;
 /// sm_90a code on compute capability 9.0 (else v21's kernels run). v25 runs v24's kernels but
 /// the few-row tile, which is one kernel for both families (bias and GELU chosen at run time).
 /// v26 runs the 256x128 tile's whole-tile shapes (M, N, K multiples of 256, 128 and 256) on a
-/// loop with the ring unrolled and no bounds predicates; see docs/perf-log.md.
-pub const BEST: u32 = 26;
+/// loop with the ring unrolled and no bounds predicates; v27 runs v26's kernels (its change is
+/// the fused family's); see docs/perf-log.md.
+pub const BEST: u32 = 27;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
