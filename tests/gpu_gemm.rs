@@ -65,9 +65,8 @@ const WIDE_SHAPES: &[(u64, u64, u64)] = &[
 ];
 
 /// Whole tiles of v13's 256x128 tile without a K split (K < 1024, or too many tiles for a
-/// cluster split to stay resident), which v26 and v27 run on the lean loop (v27 fused: its
-/// other form): one wave of 128 tiles,
-/// and two waves of 256 in 16-row raster groups.
+/// cluster split to stay resident), which v26 and v27 run on the lean loop (v27's fused family
+/// on its other form): one wave of 128 tiles, and two waves of 256 in 16-row raster groups.
 const LEAN_SHAPES: &[(u64, u64, u64)] = &[(2048, 2048, 1024), (4096, 2048, 512)];
 
 #[test]
