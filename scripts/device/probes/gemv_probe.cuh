@@ -105,3 +105,62 @@ inline void probe_require_close(const std::string &label, const __half *a, const
               rel, count, nan);
   if (!(rel <= tol) || nan != 0) std::exit(1);
 }
+
+// A candidate of the 32-column slab probes: its launch at 8 and 16 rows (N = K = n).
+using ProbeLaunch = void (*)(const __half *, const __half *, __half *, int, int, cudaStream_t);
+struct ProbeForm {
+  std::string name;
+  ProbeLaunch l8, l16;
+};
+
+// Every form against rl_gemv `variant` on random data at M = 2, 8, 13, 16, bitwise.
+inline void probe_check_forms(int variant, const std::vector<ProbeForm> &forms, const __half *x,
+                              const __half *W, int n) {
+  __half *y0, *y1;
+  const size_t count = (size_t)16 * n;
+  CK(cudaMalloc(&y0, count * 2));
+  CK(cudaMalloc(&y1, count * 2));
+  for (int M : {2, 8, 13, 16}) {
+    CK(cudaMemset(y0, 0xff, count * 2));
+    CK((cudaError_t)rl_gemv(variant, x, W, y0, nullptr, M, n, n, 0));
+    CK(cudaDeviceSynchronize());
+    for (const ProbeForm &f : forms) {
+      CK(cudaMemset(y1, 0xff, count * 2));
+      (M <= 8 ? f.l8 : f.l16)(x, W, y1, M, n, 0);
+      CK(cudaDeviceSynchronize());
+      probe_require_equal(f.name + " vs rl_gemv v" + std::to_string(variant) +
+                              ", M = " + std::to_string(M),
+                          y0, y1, (size_t)M * n);
+    }
+  }
+  CK(cudaFree(y0));
+  CK(cudaFree(y1));
+}
+
+// Times the forms at each row count of `rows` (`runs16` runs at 16 rows, one elsewhere),
+// interleaved with the read and rl_gemv `variant`, over buf's rotating sets.
+inline void probe_time_forms(int variant, const std::vector<ProbeForm> &forms,
+                             const GemvProbeBuffers &buf, std::initializer_list<int> rows,
+                             int runs16) {
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const std::vector<__half *> W = buf.W, x = buf.x;
+  __half *y = buf.y;
+  const int n = buf.n;
+  std::printf("%dx%d fp16 W (%.0f MB), %d sets\n", n, n, buf.bytes / 1e6, buf.sets);
+  for (int M : rows) {
+    std::vector<ProbeCase> cases;
+    cases.push_back(probe_read_case(W, buf.bytes));
+    cases.push_back({"product gemv v" + std::to_string(variant) + ", M=" + std::to_string(M),
+                     [=](int i, cudaStream_t st) {
+                       CK((cudaError_t)rl_gemv(variant, x[i], W[i], y, nullptr, M, n, n, st));
+                     }});
+    for (const ProbeForm &f : forms) {
+      const ProbeLaunch l = M <= 8 ? f.l8 : f.l16;
+      cases.push_back({f.name + ", M=" + std::to_string(M),
+                       [=](int i, cudaStream_t st) { l(x[i], W[i], y, M, n, st); }});
+    }
+    for (int run = 0; run < (M == 16 ? runs16 : 1); ++run)
+      probe_run(cases, buf.sets, (double)buf.bytes, s);
+  }
+}
