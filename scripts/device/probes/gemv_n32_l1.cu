@@ -118,7 +118,13 @@ void launch_l1(const __half *x, const __half *W, __half *y, int M, int n, cudaSt
   CK(cudaGetLastError());
 }
 
+// The product's v20 (this probe's RED15 form taken into cuda/gemv_n32.cuh), timed beside it.
+void launch_v20(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
+  CK((cudaError_t)rl_gemv(20, x, W, y, nullptr, M, n, n, st));
+}
+
 const std::vector<ProbeForm> kForms = {
+    {"product gemv v20", launch_v20, launch_v20},
     {"copy of v19 (red 17 floats per lane)", launch_l1<8, false, -1>, launch_l1<16, false, -1>},
     {"red 15 floats per lane", launch_l1<8, true, -1>, launch_l1<16, true, -1>},
     {"red 15, carveout 0", launch_l1<8, true, 0>, launch_l1<16, true, 0>},
