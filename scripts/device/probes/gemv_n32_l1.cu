@@ -6,6 +6,8 @@
 // and the walk serves x's sectors and the in-flight W through L1; 16 rows run ~0.35 us slower
 // than 8 (MC1, graph). Here red holds only the 15 entries each lane writes (its own warp's one
 // stays in registers, as in v19): red[16][32][15] is 30 KB, so 32 KB of carveout fits.
+// (At 8 rows warps 8..15 own none of a lane's 8 entries, so red keeps all 8 there; run 1 left
+// that out, and the 8-row forms wrote past red: an illegal address in the checks.)
 // Forms (the loop and the order of the sums are v19's: bitwise v19's y, checked at 2, 8, 13, 16
 // rows):
 //   RED15 false: a copy of v19 (the control; 34.8 KB);
@@ -22,7 +24,9 @@ template <int MB, bool RED15>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     n32l1(const __half *x, const __half *W, __half *y, int M, int N, int K) {
   constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;
-  constexpr int RS = RED15 ? JS - 1 : JS + 1;  // floats per lane in red
+  // floats per lane in red: 15 only at 16 rows (at 8, warps 8..15 own none of the 8 entries)
+  constexpr bool kOwnOut = RED15 && JS == kSlabWarps;
+  constexpr int RS = kOwnOut ? JS - 1 : JS + 1;
   __shared__ float red[kSlabWarps][32][RS];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -79,7 +83,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   }
   // v19's end (n32_end_own); with RED15 entry j of a lane sits at j - (j > warp): the lane's
   // own warp's entry is never stored.
-  const auto slot = [&](int j, int w) { return RED15 ? j - (j > w) : j; };
+  const auto slot = [&](int j, int w) { return kOwnOut ? j - (j > w) : j; };
   float own = 0.0f;
 #pragma unroll
   for (int h = 0; h < XR; ++h)
