@@ -87,15 +87,10 @@ __device__ __forceinline__ void n32_end_parts(const WaAcc (&wacc)[MB / 8],
 }
 
 // V19's end (see above): red[] holds every warp's entries but each lane's own (entry `warp`).
-// RS, the floats per lane in red: MB + 1 (v19: entry j at j) or, at 16 rows only, MB - 1 (v20:
-// entry j of warp w at j - (j > w), the own entry left out; both strides odd, so conflict-free
-// both ways). At 8 rows warps 8..15 own none of a lane's 8 entries: every slot is needed.
-template <int MB, int RS = MB + 1>
-__device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8], float (*red)[32][RS],
-                                            __half *y, int M, int N, int n0) {
-  static_assert(RS == MB + 1 || (RS == MB - 1 && MB == kSlabWarps),
-                "red keeps every entry, or all but the own one where every warp owns one");
-  const auto slot = [](int j, int w) { return RS == MB - 1 ? j - (j > w) : j; };
+template <int MB>
+__device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
+                                            float (*red)[32][MB + 1], __half *y, int M, int N,
+                                            int n0) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
   float own = 0.0f;
 #pragma unroll
@@ -109,7 +104,7 @@ __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8], float (
           if (j == warp)
             own = wacc[h].v[i][q];
           else
-            red[warp][lane][slot(j, warp)] = wacc[h].v[i][q];
+            red[warp][lane][j] = wacc[h].v[i][q];
         }
   __syncthreads();
   // Entry j of lane (g, t): row 8h + 2t + (q & 1), column 4g + 2i + (q >> 1) (j = 8h + 4i + q).
@@ -118,19 +113,15 @@ __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8], float (
   if (j >= MB || m >= M || col >= N) return;
   float v = 0.0f;
 #pragma unroll
-  for (int w = 0; w < kSlabWarps; ++w) v += w == warp ? own : red[w][lane][slot(j, w)];
+  for (int w = 0; w < kSlabWarps; ++w) v += w == warp ? own : red[w][lane][j];
   y[(size_t)m * N + col] = __float2half_rn(v);
 }
 
-template <int MB, bool V19, bool V20 = false>
+template <int MB, bool V19>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_n32(const __half *x, const __half *W, __half *y, int M, int N, int K) {
-  static_assert(V19 || !V20, "v20 is v19's kernel with a smaller red[]");
   constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;  // a lane's rows per unit
-  // JS + 1: conflict-free both ways; v20 at 16 rows: JS - 1, the own entry left out
-  // (n32_end_own), 30 KB instead of 34.8
-  constexpr int RS = V20 && JS == kSlabWarps ? JS - 1 : JS + 1;
-  __shared__ float red[kSlabWarps][32][RS];
+  __shared__ float red[kSlabWarps][32][JS + 1];  // + 1: conflict-free both ways
   __shared__ float part[V19 ? 1 : MB * kN32Cols];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -187,7 +178,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
   }
   if constexpr (V19)
-    n32_end_own<MB, RS>(wacc, red, y, M, N, n0);
+    n32_end_own<MB>(wacc, red, y, M, N, n0);
   else
     n32_end_parts<MB>(wacc, red, part, y, M, N, n0);
 }
