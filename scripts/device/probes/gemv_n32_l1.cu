@@ -148,7 +148,8 @@ void launch_l1(const __half *x, const __half *W, __half *y, int M, int n, cudaSt
 
 // Runs 2 and 3 also timed the product's v20 (2514b08: this RED15 form in gemv_n32.cuh), the
 // same time as RED15 here; v20 was removed again.
-// Run 4: is it instruction fetch? (RED15's end is 3.5 KB of code longer, 21 branches against
+// Run 4 (run4-e90119e): WARM slower everywhere (v19's copy +0.06-0.11 us, RED15 +1.4, 8 rows
+// +0.6): not instruction fetch. Its question: is it instruction fetch? (RED15's end is 3.5 KB of code longer, 21 branches against
 // 2, and 0.9 us slower; the probe's copy of v19 runs 0.05-0.2 us behind the product's.) WARM
 // runs the end's code once before the walk (its first pass stores nothing), so the end finds
 // its instructions cached. Runs 2-3 timed RED15 at carveouts -1 / 0 / 14 / 20 and v19's copy
