@@ -12,13 +12,14 @@
 // rows):
 //   RED15 false: a copy of v19 (the control; 34.8 KB);
 //   RED15 true: red[16][32][15] (30 KB; lane stride 15 floats, conflict-free both ways);
-//   CARVE: the preferred carveout in percent (-1: the driver's choice).
+//   CARVE: the preferred carveout in percent (-1: the driver's choice);
+//   WARM (run 4): the end's code run once before the walk (see kForms).
 // Run 1 (L1A, d576bb0: the 8-row forms without the fix above) stopped at the checks. Run 2 (L1A,
 // n32-l1/run2-2514b08): RED15 0.85-0.9 us *slower* than v19 at 16 and 12 rows (graph), every
 // carveout alike; 8 rows (v19's layout) equal. Run 3 (run3-2514b08): RED15 held at v19's 64 KB
 // carveout just as slow (so the cost is the code, not the L1 left), and v19's copy at 100 / 132
 // / 164 KB of shared memory (156 / 124 / 92 KB of L1) equal to its default: L1 capacity between
-// 92 and 224 KB does not move the 16-row walk.
+// 92 and 224 KB does not move the 16-row walk. Run 4: kForms.
 // Usage: gemv_n32_l1  (N = K = 4096, where v19 runs on an H200)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
@@ -147,13 +148,13 @@ void launch_l1(const __half *x, const __half *W, __half *y, int M, int n, cudaSt
 }
 
 // Runs 2 and 3 also timed the product's v20 (2514b08: this RED15 form in gemv_n32.cuh), the
-// same time as RED15 here; v20 was removed again.
-// Run 4 (run4-e90119e): WARM slower everywhere (v19's copy +0.06-0.11 us, RED15 +1.4, 8 rows
-// +0.6): not instruction fetch. Its question: is it instruction fetch? (RED15's end is 3.5 KB of code longer, 21 branches against
-// 2, and 0.9 us slower; the probe's copy of v19 runs 0.05-0.2 us behind the product's.) WARM
-// runs the end's code once before the walk (its first pass stores nothing), so the end finds
-// its instructions cached. Runs 2-3 timed RED15 at carveouts -1 / 0 / 14 / 20 and v19's copy
-// at 44 / 58 / 72 (forms since dropped).
+// same time as RED15 here; v20 was removed again. Runs 2-3 timed RED15 at carveouts -1 / 0 /
+// 14 / 20 and v19's copy at 44 / 58 / 72 (forms since dropped).
+// Run 4 asked whether the end waits on instruction fetch (RED15's end is ~3.7 KB of code
+// longer, 21 branches against 2, and 0.9 us slower; the probe's copy of v19 runs 0.05-0.2 us
+// behind the product's): WARM runs the end's code once before the walk (its first pass stores
+// nothing), so the end finds its instructions cached. Run 4 (run4-e90119e): WARM slower
+// everywhere (v19's copy +0.06-0.11 us, RED15 +1.4, 8 rows +0.6): not instruction fetch.
 const std::vector<ProbeForm> kForms = {
     {"copy of v19 (red 17 floats per lane)", launch_l1<8, false, -1>, launch_l1<16, false, -1>},
     {"copy of v19, end's code run first", launch_l1<8, false, -1, true>,
