@@ -166,22 +166,6 @@ void launch_n32(const __half *x, const __half *W, __half *y, int M, int n, cudaS
 // halves of the first unit's W are issued. Rows padded by 16 bytes: a lane's 16-byte x reads
 // stay conflict-free. Bitwise v19's y.
 constexpr int kMcChunks = 4;
-template <int MB>
-int mc_smem(int K) {
-  return MB * (K + 8) * 2;
-}
-__device__ __forceinline__ void bulk_load_1d_mc(void *dst, const void *src, unsigned bytes,
-                                                unsigned long long *bar, unsigned short mask) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
-      "[%0], [%1], %2, [%3], %4;" ::"r"(smem_addr(dst)),
-      "l"(src), "r"(bytes), "r"(smem_addr(bar)), "h"(mask)
-      : "memory");
-#else
-  __trap();  // meant for sm_90a (the probe runs its sm_90a code; -arch=sm_90a also emits PTX)
-#endif
-}
 
 template <int MB, bool MC>
 __global__ void __launch_bounds__(kSlabThreads, 1)

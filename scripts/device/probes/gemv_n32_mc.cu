@@ -24,24 +24,6 @@ namespace {
 constexpr int kRoundK = kSlabWarps * kN32UnitK;  // K per round: one unit per warp
 constexpr int kMaxRounds = 8;                     // K <= 8192 in this probe
 
-__device__ __forceinline__ void bulk_mc(void *dst, const void *src, unsigned bytes,
-                                        unsigned long long *bar, unsigned short mask) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
-      "[%0], [%1], %2, [%3], %4;" ::"r"(smem_addr(dst)),
-      "l"(src), "r"(bytes), "r"(smem_addr(bar)), "h"(mask)
-      : "memory");
-#else
-  __trap();
-#endif
-}
-
-template <int MB>
-int mc_smem(int K) {
-  return MB * (K + 8) * 2;  // rows padded by 16 bytes: a lane's 16-byte reads conflict-free
-}
-
 template <int MB, int CL, int AHEAD>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     n32mc(const __half *x, const __half *W, __half *y, int M, int N, int K) {
@@ -79,8 +61,8 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   const auto issue = [&](int c) {
     const int k0 = c * kRoundK, kc = min(kRoundK, K - k0);
     for (int r = rank * RPR; r < rank * RPR + RPR; ++r)
-      bulk_mc(xs + (size_t)r * xstride + k0, x + (size_t)min(r, M - 1) * K + k0,
-              (unsigned)kc * 2, &bar[c], (unsigned short)((1 << CL) - 1));
+      bulk_load_1d_mc(xs + (size_t)r * xstride + k0, x + (size_t)min(r, M - 1) * K + k0,
+                      (unsigned)kc * 2, &bar[c], (unsigned short)((1 << CL) - 1));
   };
 #pragma unroll
   for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);

@@ -164,3 +164,25 @@ inline void probe_time_forms(int variant, const std::vector<ProbeForm> &forms,
       probe_run(cases, buf.sets, (double)buf.bytes, s);
   }
 }
+
+// x of MB rows in shared memory for the slab probes that stage it (gemv_n32_end's run 3,
+// gemv_n32_mc): rows padded by 16 bytes, so that a lane's 16-byte reads stay conflict-free.
+template <int MB>
+int mc_smem(int K) {
+  return MB * (K + 8) * 2;
+}
+
+// One bulk copy multicast to the CTAs of `mask` in the cluster, completing on each one's `bar`
+// (the same shared-memory offsets in every CTA).
+__device__ __forceinline__ void bulk_load_1d_mc(void *dst, const void *src, unsigned bytes,
+                                                unsigned long long *bar, unsigned short mask) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1], %2, [%3], %4;" ::"r"(smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(smem_addr(bar)), "h"(mask)
+      : "memory");
+#else
+  __trap();  // meant for sm_90a (the probes run their sm_90a code; -arch=sm_90a also emits PTX)
+#endif
+}
