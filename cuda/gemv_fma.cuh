@@ -73,23 +73,6 @@ __device__ __forceinline__ uint2 ldg_stream8_l2(const __half *p) {
   return v;
 }
 
-// The same loads when `pred` holds, otherwise none (v keeps its value): GEMV v20 issues the
-// next unit's loads this way, so that no branch splits the code between a unit's two halves
-// (a branch there let ptxas hoist the second half's waits above the next loads; TR2).
-__device__ __forceinline__ void ldg_stream8_l2_if(uint2 &v, const __half *p, bool pred) {
-  asm("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %3, 0;\n\t"
-      "@q ld.global.nc.L1::no_allocate.L2::256B.v2.u32 {%0, %1}, [%2];\n\t}"
-      : "+r"(v.x), "+r"(v.y)
-      : "l"(p), "r"((int)pred));
-}
-// 16 bytes through L1 (as __ldg) when `pred` holds (x's words in GEMV v20).
-__device__ __forceinline__ void ldg16_if(uint4 &v, const __half *p, bool pred) {
-  asm("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %5, 0;\n\t"
-      "@q ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n\t}"
-      : "+r"(v.x), "+r"(v.y), "+r"(v.z), "+r"(v.w)
-      : "l"(p), "r"((int)pred));
-}
-
 // Balanced contiguous split of [0, total) into parts; part i gets [begin(i), begin(i + 1)).
 __device__ __forceinline__ int split_begin(int total, int parts, int i) {
   return (int)((long long)total * i / parts);

@@ -1,4 +1,4 @@
-// GEMV's 32-column slabs (v18..v20): 2..16 rows over all of K, no cluster.
+// GEMV's 32-column slabs (v18, v19): 2..16 rows over all of K, no cluster.
 // A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
 // whose kernels and helpers it builds on.
 namespace {
@@ -28,15 +28,6 @@ namespace {
 // an L2 prefetch of their 256-byte block (the walk 0.1-0.2 us faster), and the end is one
 // pass: lane l of warp w sums entry w of lane l over the 16 warps, its own warp's term from
 // its registers, in v18's order (bitwise v18's y), and stores it; no part[], one barrier.
-// PIPE (GEMV v20; probe scripts/device/probes/gemv_n32_pipe.cu, run TR2): v19's units, halves
-// and sums in v19's order (bitwise v19's y), with its two half-units really in flight. In
-// v19's SASS (scripts/sass_waits.py) the next unit's first half and x, issued under
-// `if (u + 1 < cntu)`, share a scoreboard with the current second half's last loads, ptxas
-// hoists that second half's waits above the branch, and the copy xa = xb waits for the x just
-// issued: one half-unit of W in flight per warp most of the time (32 KB per SM). Here the next
-// unit's loads are predicated (no branch between the halves) and the loop runs two units per
-// trip with x's registers swapped (no copy), so a warp waits only for loads issued a half-unit
-// earlier.
 constexpr int kN32Cols = 32, kN32UnitK = 64;
 
 // One half-unit of a 32-column slab's lane (v18, v19): its two groups of W words w[j], each
@@ -126,10 +117,9 @@ __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
   y[(size_t)m * N + col] = __float2half_rn(v);
 }
 
-template <int MB, bool V19, bool PIPE = false>
+template <int MB, bool V19>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_n32(const __half *x, const __half *W, __half *y, int M, int N, int K) {
-  static_assert(V19 || !PIPE, "v20 is v19's kernel with another loop");
   constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;  // a lane's rows per unit
   __shared__ float red[kSlabWarps][32][JS + 1];  // + 1: conflict-free both ways
   __shared__ float part[V19 ? 1 : MB * kN32Cols];
@@ -171,52 +161,6 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   };
 #pragma unroll
   for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
-  if constexpr (PIPE) {
-    // v20 (see above): loads for a half at offset o0 and for x, issued only if `pred`
-    const auto load_half_if = [&](uint2(&w)[2][4], size_t o0, int h2, bool pred) {
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const size_t o = o0 + (size_t)(8 * h2 + 4 * j) * N;
-        ldg_stream8_l2_if(w[j][0], w0 + o, pred);
-        ldg_stream8_l2_if(w[j][1], w1 + o, pred);
-        ldg_stream8_l2_if(w[j][2], w2 + o, pred);
-        ldg_stream8_l2_if(w[j][3], w3 + o, pred);
-      }
-    };
-    const auto load_x_if = [&](uint4(&v)[XR][2], bool pred) {
-#pragma unroll
-      for (int r = 0; r < XR; ++r) {
-        ldg16_if(v[r][0], xp[r], pred);
-        ldg16_if(v[r][1], xp[r] + 8, pred);
-        xp[r] += kSlabWarps * kN32UnitK;
-      }
-    };
-    // Unit u on x words xc; the next unit's first half and x (into xn) issued between its halves.
-    const auto unit = [&](uint4(&xc)[XR][2], uint4(&xn)[XR][2], int u) {
-      load_half_if(wb[1], off, 1, true);
-      n32_compute_half<XR>(wacc, wb[0], xc, 0);
-      const bool more = u + 1 < cntu;
-      load_half_if(wb[0], off + step, 0, more);
-      load_x_if(xn, more);
-      n32_compute_half<XR>(wacc, wb[1], xc, 1);
-      off += step;
-    };
-#pragma unroll
-    for (int h2 = 0; h2 < 2; ++h2)
-#pragma unroll
-      for (int j = 0; j < 2; ++j)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) wb[h2][j][r] = make_uint2(0, 0);
-    load_half_if(wb[0], 0, 0, cntu > 0);
-    load_x_if(xa, cntu > 0);
-    for (int u = 0; u < cntu; u += 2) {
-      unit(xa, xb, u);
-      if (u + 1 >= cntu) break;
-      unit(xb, xa, u + 1);
-    }
-    n32_end_own<MB>(wacc, red, y, M, N, n0);
-    return;
-  }
   if (cntu > 0) {
     load_half(wb[0], 0);
     load_x(xa);
