@@ -51,19 +51,27 @@ __device__ __forceinline__ void n32_compute_half(WaAcc (&wacc)[XR], const uint2 
     }
 }
 
-// v18's end, first half: every warp's sums of the rows below M into red[] (lane t of half h
-// holds rows 8h + 2t, 8h + 2t + 1), then the barrier.
-template <int MB>
-__device__ __forceinline__ void n32_red_store(const WaAcc (&wacc)[MB / 8],
-                                              float (*red)[32][MB + 1], int M) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;
+// f(j, value) for each of a lane's sums whose rows lie below M: entry j = 8h + 4i + q of lane
+// (g, t) is row 8h + 2t + (q & 1), column 4g + 2i + (q >> 1) (lane t of half h holds rows
+// 8h + 2t and 8h + 2t + 1).
+template <int MB, class F>
+__device__ __forceinline__ void n32_each_sum(const WaAcc (&wacc)[MB / 8], int M, F f) {
+  const int t = threadIdx.x & 3;
 #pragma unroll
   for (int h = 0; h < MB / 8; ++h)
     if (8 * h + 2 * t < M)
 #pragma unroll
       for (int i = 0; i < 2; ++i)
 #pragma unroll
-        for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
+        for (int q = 0; q < 4; ++q) f(h * 8 + i * 4 + q, wacc[h].v[i][q]);
+}
+
+// v18's end, first half: every warp's sums of the rows below M into red[], then the barrier.
+template <int MB>
+__device__ __forceinline__ void n32_red_store(const WaAcc (&wacc)[MB / 8],
+                                              float (*red)[32][MB + 1], int M) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  n32_each_sum<MB>(wacc, M, [&](int j, float v) { red[warp][lane][j] = v; });
   __syncthreads();
 }
 
@@ -100,21 +108,13 @@ __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
                                             int n0) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
   float own = 0.0f;
-#pragma unroll
-  for (int h = 0; h < MB / 8; ++h)
-    if (8 * h + 2 * t < M)
-#pragma unroll
-      for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const int j = h * 8 + i * 4 + q;
-          if (j == warp)
-            own = wacc[h].v[i][q];
-          else
-            red[warp][lane][j] = wacc[h].v[i][q];
-        }
+  n32_each_sum<MB>(wacc, M, [&](int j, float v) {
+    if (j == warp)
+      own = v;
+    else
+      red[warp][lane][j] = v;
+  });
   __syncthreads();
-  // Entry j of lane (g, t): row 8h + 2t + (q & 1), column 4g + 2i + (q >> 1) (j = 8h + 4i + q).
   const int j = warp, h = j / 8, i = j / 4 % 2, q = j % 4;
   const int m = 8 * h + 2 * t + (q & 1), col = n0 + 4 * g + 2 * i + (q >> 1);
   if (j >= MB || m >= M || col >= N) return;
@@ -130,16 +130,10 @@ template <int MB>
 __device__ __forceinline__ void n32_end_rows(const WaAcc (&wacc)[MB / 8], float (*red)[MB][32],
                                              __half *y, int M, int N, int n0) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
-#pragma unroll
-  for (int h = 0; h < MB / 8; ++h)
-    if (8 * h + 2 * t < M)
-#pragma unroll
-      for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const int m = 8 * h + 2 * t + (q & 1), col = 4 * g + 2 * i + (q >> 1);
-          red[warp][m][col ^ n32_swz(m)] = wacc[h].v[i][q];
-        }
+  n32_each_sum<MB>(wacc, M, [&](int j, float v) {
+    const int m = j / 8 * 8 + 2 * t + (j & 1), col = 4 * g + (j >> 1 & 3);
+    red[warp][m][col ^ n32_swz(m)] = v;
+  });
   __syncthreads();
   const int m = warp;  // this warp's row of the slab
   if (m >= MB || m >= M) return;
