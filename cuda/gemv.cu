@@ -41,11 +41,9 @@
 //       N = 4096 on the H200): no exchange at the end, half the sums per lane.
 //  v19: v18 with an L2 prefetch hint on W's loads and a one-pass end (each lane sums one
 //       output over the warps).
-//  v20: v19 with y stored by whole rows: warp m sums row m of the slab and writes its 32
-//       outputs as 16 half2 words (v19: 2-byte stores spread over 4 rows per warp).
 // This file holds the shared constants and the C API; the kernels and their host side are in
 // the parts it includes below (gemv_fma.cuh: v1..v3; gemv_mma.cuh: v4..v6; gemv_reg_slabs.cuh:
-// v8..v17's register slabs; gemv_n32.cuh: v18..v20; gemv_tma_slab.cuh and gemv_tma_host.cuh:
+// v8..v17's register slabs; gemv_n32.cuh: v18, v19; gemv_tma_slab.cuh and gemv_tma_host.cuh:
 // the TMA slabs; gemv_host.cuh: queries, plans and launches).
 // v2..v6 need N % 8 == 0 and a 16-byte aligned W; otherwise they use a scalar-column kernel.
 // Launches cover at most 16 rows of x; larger M is done in chunks of 16 rows.
@@ -115,7 +113,7 @@ int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N
   return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stageb, stream, launched);
 }
 
-constexpr int kVariants = 20;
+constexpr int kVariants = 19;
 
 // v7 ("best") dispatches per 16-row chunk: v3 (FMA, split-K) for a single row, where it
 // measured fastest on the H200 (one launch and graph), v4 (tensor cores) for 2..16 rows.
@@ -179,8 +177,7 @@ extern "C" const char *rl_gemv_variant_name(int variant) {
     case 16: return "v16 v15 with 2..8 rows walking units of two groups, one 16-byte x load per unit";
     case 17: return "v17 v16's unit loop at 9..16 rows too (W as the A operand of two MMAs, one per 8 rows of x)";
     case 18: return "v18 32-column slabs over all of K, no cluster, where v17 runs clusters (2..16 rows)";
-    case 19: return "v19 v18 with an L2 prefetch on W's loads and a one-pass end (each lane sums one output)";
-    case 20: return "v20 best: v19 with y stored by whole rows (a warp sums one row of the slab, half2 stores)";
+    case 19: return "v19 best: v18 with an L2 prefetch on W's loads and a one-pass end (each lane sums one output)";
     default: return nullptr;
   }
 }

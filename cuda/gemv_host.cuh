@@ -351,19 +351,15 @@ bool launch_v10(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
 // v18's 32-column slabs where they apply: 2..16 rows where v17 would run the (1, 2) clusters,
 // K % 64 == 0 and x 16-byte aligned. false: nothing was launched (the launch's own error is
 // the caller's to read).
-// v19: the same slabs with the L2 prefetch and the one-pass end; v20: v19 storing y by whole
-// rows where y is 4-byte aligned (else v19). variant: 18, 19 or 20 and above.
+// v19: the same slabs with the L2 prefetch and the one-pass end.
 bool launch_n32(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows, int N,
-                int K, int variant, cudaStream_t s) {
+                int K, bool v19, cudaStream_t s) {
   if (plan != kSlabMmaCluster || rows < 2 || K % kN32UnitK != 0 || (uintptr_t)x % 16 != 0)
     return false;
   const unsigned grid = (unsigned)rl_ceil_div(N, kN32Cols);
   const bool small = bucket(rows) <= 8;
-  const bool by_rows = variant >= 20 && (uintptr_t)y % 4 == 0;
-  const auto kernel =
-      by_rows         ? (small ? gemv_slab_n32<8, true, true> : gemv_slab_n32<16, true, true>)
-      : variant >= 19 ? (small ? gemv_slab_n32<8, true> : gemv_slab_n32<16, true>)
-                      : (small ? gemv_slab_n32<8, false> : gemv_slab_n32<16, false>);
+  const auto kernel = v19 ? (small ? gemv_slab_n32<8, true> : gemv_slab_n32<16, true>)
+                          : (small ? gemv_slab_n32<8, false> : gemv_slab_n32<16, false>);
   kernel<<<grid, kSlabThreads, 0, s>>>(x, W, y, rows, N, K);
   return true;
 }
@@ -545,7 +541,7 @@ int launch_rows(int variant, const __half *x, const __half *W, __half *y, void *
   const int push = variant >= 15 ? 2 : variant >= 13 ? 1 : 0;
   const SlabPlan plan = variant >= 8 ? slab_plan(rows, N, K) : kSlabNone;
   // v18: 32-column slabs instead of v17's clusters where they apply
-  if (variant >= 18 && launch_n32(plan, x, W, y, rows, N, K, variant, s))
+  if (variant >= 18 && launch_n32(plan, x, W, y, rows, N, K, variant >= 19, s))
     return rl_launch_status();
   if (variant >= 17 && rows >= kTmaMinRows) {  // v17: v16's XP loop at 9..16 rows, else v16
     cudaError_t e = cudaSuccess;

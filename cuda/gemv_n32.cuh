@@ -1,4 +1,4 @@
-// GEMV's 32-column slabs (v18..v20): 2..16 rows over all of K, no cluster.
+// GEMV's 32-column slabs (v18, v19): 2..16 rows over all of K, no cluster.
 // A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
 // whose kernels and helpers it builds on.
 namespace {
@@ -28,13 +28,6 @@ namespace {
 // an L2 prefetch of their 256-byte block (the walk 0.1-0.2 us faster), and the end is one
 // pass: lane l of warp w sums entry w of lane l over the 16 warps, its own warp's term from
 // its registers, in v18's order (bitwise v18's y), and stores it; no part[], one barrier.
-// ROWS (GEMV v20; run TR3): v19 with y stored by whole rows. v19's threads each store one
-// 2-byte output, a warp's 32 spread over 4 rows and 8 columns 4 apart: 128 partial-sector
-// writes per CTA, all at the kernel's end, and in TR1 v19 without y's store ran 0.1-0.3 us
-// faster in one launch. Here every warp writes all its sums into red[w][m][col] (a 2-bit XOR
-// swizzle of col by m keeps both sides conflict-free), warp m sums row m over the 16 warps in
-// v19's order (bitwise v19's y) and stores it as 16 half2 words: 64 bytes, two whole sectors.
-// y must be 4-byte aligned (the host checks; else v19).
 constexpr int kN32Cols = 32, kN32UnitK = 64;
 
 // One half-unit of a 32-column slab's lane (v18, v19): its two groups of W words w[j], each
@@ -51,27 +44,19 @@ __device__ __forceinline__ void n32_compute_half(WaAcc (&wacc)[XR], const uint2 
     }
 }
 
-// f(j, value) for each of a lane's sums whose rows lie below M: entry j = 8h + 4i + q of lane
-// (g, t) is row 8h + 2t + (q & 1), column 4g + 2i + (q >> 1) (lane t of half h holds rows
-// 8h + 2t and 8h + 2t + 1).
-template <int MB, class F>
-__device__ __forceinline__ void n32_each_sum(const WaAcc (&wacc)[MB / 8], int M, F f) {
-  const int t = threadIdx.x & 3;
+// v18's end, first half: every warp's sums of the rows below M into red[] (lane t of half h
+// holds rows 8h + 2t, 8h + 2t + 1), then the barrier.
+template <int MB>
+__device__ __forceinline__ void n32_red_store(const WaAcc (&wacc)[MB / 8],
+                                              float (*red)[32][MB + 1], int M) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;
 #pragma unroll
   for (int h = 0; h < MB / 8; ++h)
     if (8 * h + 2 * t < M)
 #pragma unroll
       for (int i = 0; i < 2; ++i)
 #pragma unroll
-        for (int q = 0; q < 4; ++q) f(h * 8 + i * 4 + q, wacc[h].v[i][q]);
-}
-
-// v18's end, first half: every warp's sums of the rows below M into red[], then the barrier.
-template <int MB>
-__device__ __forceinline__ void n32_red_store(const WaAcc (&wacc)[MB / 8],
-                                              float (*red)[32][MB + 1], int M) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  n32_each_sum<MB>(wacc, M, [&](int j, float v) { red[warp][lane][j] = v; });
+        for (int q = 0; q < 4; ++q) red[warp][lane][h * 8 + i * 4 + q] = wacc[h].v[i][q];
   __syncthreads();
 }
 
@@ -108,13 +93,21 @@ __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
                                             int n0) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
   float own = 0.0f;
-  n32_each_sum<MB>(wacc, M, [&](int j, float v) {
-    if (j == warp)
-      own = v;
-    else
-      red[warp][lane][j] = v;
-  });
+#pragma unroll
+  for (int h = 0; h < MB / 8; ++h)
+    if (8 * h + 2 * t < M)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const int j = h * 8 + i * 4 + q;
+          if (j == warp)
+            own = wacc[h].v[i][q];
+          else
+            red[warp][lane][j] = wacc[h].v[i][q];
+        }
   __syncthreads();
+  // Entry j of lane (g, t): row 8h + 2t + (q & 1), column 4g + 2i + (q >> 1) (j = 8h + 4i + q).
   const int j = warp, h = j / 8, i = j / 4 % 2, q = j % 4;
   const int m = 8 * h + 2 * t + (q & 1), col = n0 + 4 * g + 2 * i + (q >> 1);
   if (j >= MB || m >= M || col >= N) return;
@@ -124,36 +117,11 @@ __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
   y[(size_t)m * N + col] = __float2half_rn(v);
 }
 
-// V20's end (ROWS, see above): red[w][m][col ^ swz(m)] holds warp w's sum for (m, col).
-__device__ __forceinline__ int n32_swz(int m) { return (m >> 1) & 3; }
-template <int MB>
-__device__ __forceinline__ void n32_end_rows(const WaAcc (&wacc)[MB / 8], float (*red)[MB][32],
-                                             __half *y, int M, int N, int n0) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
-  n32_each_sum<MB>(wacc, M, [&](int j, float v) {
-    const int m = j / 8 * 8 + 2 * t + (j & 1), col = 4 * g + (j >> 1 & 3);
-    red[warp][m][col ^ n32_swz(m)] = v;
-  });
-  __syncthreads();
-  const int m = warp;  // this warp's row of the slab
-  if (m >= MB || m >= M) return;
-  float v = 0.0f;
-#pragma unroll
-  for (int w = 0; w < kSlabWarps; ++w) v += red[w][m][lane ^ n32_swz(m)];
-  const float right = __shfl_down_sync(0xffffffffu, v, 1);  // column lane + 1
-  const int col = n0 + lane;
-  if ((lane & 1) == 0 && col < N)  // N % 8 == 0: col + 1 < N too
-    *reinterpret_cast<__half2 *>(y + (size_t)m * N + col) = __floats2half2_rn(v, right);
-}
-
-template <int MB, bool V19, bool ROWS = false>
+template <int MB, bool V19>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_n32(const __half *x, const __half *W, __half *y, int M, int N, int K) {
-  static_assert(V19 || !ROWS, "v20 is v19 with another end");
   constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;  // a lane's rows per unit
-  // + 1: conflict-free both ways; v20: [warp][row][column], swizzled (n32_end_rows)
-  __shared__ float red[ROWS ? 1 : kSlabWarps][32][ROWS ? 1 : JS + 1];
-  __shared__ float rows[ROWS ? kSlabWarps : 1][ROWS ? MB : 1][32];
+  __shared__ float red[kSlabWarps][32][JS + 1];  // + 1: conflict-free both ways
   __shared__ float part[V19 ? 1 : MB * kN32Cols];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -209,9 +177,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 #pragma unroll
     for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
   }
-  if constexpr (ROWS)
-    n32_end_rows<MB>(wacc, rows, y, M, N, n0);
-  else if constexpr (V19)
+  if constexpr (V19)
     n32_end_own<MB>(wacc, red, y, M, N, n0);
   else
     n32_end_parts<MB>(wacc, red, part, y, M, N, n0);

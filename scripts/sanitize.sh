@@ -224,12 +224,6 @@ RUNS=(
   "bench gemv --impl ours --variant 19 --m 16 --n 4136 --k 64"
   "bench gemv --impl ours --variant 19 --m 12 --n 4128 --k 1024"
   "bench gemv --impl ours --variant 19 --m 2 --n 4096 --k 4096"
-  # GEMV v20: v19 storing y by whole rows; v19's shapes (a partial last slab at N = 4104 and
-  # 4136, rows past M at 5 and 12), 16 rows at 4096²
-  "bench gemv --impl ours --variant 20 --m 5 --n 4104 --k 1088"
-  "bench gemv --impl ours --variant 20 --m 16 --n 4136 --k 64"
-  "bench gemv --impl ours --variant 20 --m 12 --n 4128 --k 1024"
-  "bench gemv --impl ours --variant 20 --m 16 --n 4096 --k 4096"
 )
 for v in $copy_variants; do
   RUNS+=("bench copy --variant $v --bytes 4098")
