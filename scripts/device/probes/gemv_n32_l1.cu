@@ -170,13 +170,9 @@ int main() {
   const GemvProbeBuffers buf(n);
   probe_fill_first_set(buf);
   probe_check_forms(19, kForms, buf.x[0], buf.W[0], n);
-  for (auto k : {reinterpret_cast<const void *>(n32l1<16, false>),
-                 reinterpret_cast<const void *>(n32l1<16, true>),
-                 reinterpret_cast<const void *>(n32l1<8, false>)}) {
-    cudaFuncAttributes a;
-    CK(cudaFuncGetAttributes(&a, k));
-    std::printf("static smem %zu B, %d registers\n", a.sharedSizeBytes, a.numRegs);
-  }
+  probe_print_attributes({reinterpret_cast<const void *>(n32l1<16, false>),
+                          reinterpret_cast<const void *>(n32l1<16, true>),
+                          reinterpret_cast<const void *>(n32l1<8, false>)});
 
   probe_time_forms(19, kForms, buf, {16, 8}, 3);  // run 2: {16, 12, 8}, run 3: {16}
   return 0;

@@ -118,13 +118,8 @@ int main() {
   const GemvProbeBuffers buf(n);
   probe_fill_first_set(buf);
   probe_check_forms(19, kForms, buf.x[0], buf.W[0], n);
-  for (auto k : {reinterpret_cast<const void *>(n32pipe<16>),
-                 reinterpret_cast<const void *>(n32pipe<8>)}) {
-    cudaFuncAttributes a;
-    CK(cudaFuncGetAttributes(&a, k));
-    std::printf("static smem %zu B, %d registers, %zu B local\n", a.sharedSizeBytes, a.numRegs,
-                a.localSizeBytes);
-  }
+  probe_print_attributes({reinterpret_cast<const void *>(n32pipe<16>),
+                          reinterpret_cast<const void *>(n32pipe<8>)});
   probe_time_forms(19, kForms, buf, {16, 12, 8, 4, 2}, 3);
   return 0;
 }

@@ -43,6 +43,24 @@ __device__ __forceinline__ void n32t_for_entries(const WaAcc (&wacc)[XR], F f) {
       for (int q = 0; q < 4; ++q) f(h * 8 + i * 4 + q, wacc[h].v[i][q]);
 }
 
+// y[m][col] = sum(c, j) for each entry j = E * warp + c (c < E) of this lane inside y; with
+// `nostore`, only on a value no sum takes (END_NOSTORE).
+template <int E, int JS, class Sum>
+__device__ __forceinline__ void n32t_store_owned(__half *y, int M, int N, int n0, bool nostore,
+                                                 Sum sum) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int c = 0; c < E; ++c) {
+    const int j = E * warp + c;
+    int m, col;
+    n32t_entry_pos(j, g, t, m, col);
+    col += n0;
+    if (j >= JS || m >= M || col >= N) continue;
+    const float v = sum(c, j);
+    if (!nostore || v == 12345.0f) y[(size_t)m * N + col] = __float2half_rn(v);
+  }
+}
+
 template <int MB, int WARPS, End END>
 __global__ void __launch_bounds__(WARPS * 32, 1)
     n32t(const __half *x, const __half *W, __half *y, int M, int N, int K) {
@@ -144,18 +162,12 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
       red2[gr][E1 * wi + c][lane] = v;
     }
     __syncthreads();
-#pragma unroll
-    for (int c = 0; c < E2; ++c) {
-      const int j = E2 * warp + c;
-      int m, col;
-      n32t_entry_pos(j, g, t, m, col);
-      col += n0;
-      if (j >= JS || m >= M || col >= N) continue;
+    n32t_store_owned<E2, JS>(y, M, N, n0, false, [&](int, int j) {
       float v = 0.0f;
 #pragma unroll
       for (int gg = 0; gg < G; ++gg) v += red2[gg][j][lane];
-      y[(size_t)m * N + col] = __float2half_rn(v);
-    }
+      return v;
+    });
   } else {  // v19's end (n32_end_own), each warp owning E entries of a lane
     constexpr int E = JS >= WARPS ? JS / WARPS : 1;
     __shared__ float red[WARPS][32][JS + 1];  // + 1: conflict-free both ways
@@ -168,19 +180,12 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
         red[warp][lane][j] = v;
     });
     __syncthreads();
-#pragma unroll
-    for (int c = 0; c < E; ++c) {
-      const int j = E * warp + c;
-      int m, col;
-      n32t_entry_pos(j, g, t, m, col);
-      col += n0;
-      if (j >= JS || m >= M || col >= N) continue;
+    n32t_store_owned<E, JS>(y, M, N, n0, END == END_NOSTORE, [&](int c, int j) {
       float v = 0.0f;
 #pragma unroll
       for (int w = 0; w < WARPS; ++w) v += w == warp ? own[c] : red[w][lane][j];
-      if (END == END_FLAT || v == 12345.0f)  // END_NOSTORE: never in practice
-        y[(size_t)m * N + col] = __float2half_rn(v);
-    }
+      return v;
+    });
   }
 }
 
@@ -215,15 +220,10 @@ int main() {
   probe_fill_first_set(buf);
   probe_check_forms(19, kBitwise, buf.x[0], buf.W[0], n);
   probe_check_forms(19, kReordered, buf.x[0], buf.W[0], n, 1e-3);
-  for (auto k : {reinterpret_cast<const void *>(n32t<16, 16, END_FLAT>),
-                 reinterpret_cast<const void *>(n32t<16, 16, END_GROUPS>),
-                 reinterpret_cast<const void *>(n32t<16, 8, END_FLAT>),
-                 reinterpret_cast<const void *>(n32t<16, 8, END_GROUPS>)}) {
-    cudaFuncAttributes a;
-    CK(cudaFuncGetAttributes(&a, k));
-    std::printf("static smem %zu B, %d registers, %zu B local\n", a.sharedSizeBytes, a.numRegs,
-                a.localSizeBytes);
-  }
+  probe_print_attributes({reinterpret_cast<const void *>(n32t<16, 16, END_FLAT>),
+                          reinterpret_cast<const void *>(n32t<16, 16, END_GROUPS>),
+                          reinterpret_cast<const void *>(n32t<16, 8, END_FLAT>),
+                          reinterpret_cast<const void *>(n32t<16, 8, END_GROUPS>)});
   std::vector<ProbeForm> forms = kBitwise;
   forms.insert(forms.end(), kReordered.begin(), kReordered.end());
   forms.push_back(kNoStore);

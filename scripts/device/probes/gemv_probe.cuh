@@ -141,6 +141,16 @@ inline void probe_check_forms(int variant, const std::vector<ProbeForm> &forms, 
   CK(cudaFree(y1));
 }
 
+// Prints each kernel's static shared memory, registers and local (spilled) bytes.
+inline void probe_print_attributes(std::initializer_list<const void *> kernels) {
+  for (const void *k : kernels) {
+    cudaFuncAttributes a;
+    CK(cudaFuncGetAttributes(&a, k));
+    std::printf("static smem %zu B, %d registers, %zu B local\n", a.sharedSizeBytes, a.numRegs,
+                a.localSizeBytes);
+  }
+}
+
 // Times the forms at each row count of `rows` (`runs16` runs at 16 rows, one elsewhere),
 // interleaved with the read and rl_gemv `variant`, over buf's rotating sets.
 inline void probe_time_forms(int variant, const std::vector<ProbeForm> &forms,
