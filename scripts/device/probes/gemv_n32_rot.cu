@@ -1,0 +1,146 @@
+// Development probe (not part of the product): GEMV v19's 32-column slabs (gemv_slab_n32,
+// 2..16 rows at N = K = 4096) and x's first touch. In v19 every CTA walks K in the same
+// order, so at each of a warp's 4 units (K = 4096) all 128 CTAs want the same 16 units of x
+// at once, and none of them has been read before: each unit's x is an HBM miss shared by the
+// whole grid, and the warp waits for it before it issues its next W half-unit (TR2's SASS
+// reading: the wait sits at the copy xa = xb). Forms:
+//   copy of v19 (the control; bitwise v19's y);
+//   X_PREFETCH: v19 plus one prefetch.global.L2 per 128-byte line of x, spread over the grid
+//     right after the first loads, so that x's later units hit L2 (bitwise v19's y);
+//   ROTATE: each group of 4 CTAs (one 256-byte W block, the L2 prefetch's unit) starts its
+//     warps' unit sequences at another of their units, (u + q) mod count with q the group's
+//     index mod count: a quarter of the CTAs on each quarter of K at a time, x's later units
+//     already in L2 from other CTAs (another order of the sums);
+//   ROTATE + X_PREFETCH;
+//   X_HALF (a diagnostic, not a candidate; its y is wrong): at 16 rows only rows 0..7 of x
+//     are loaded and used for rows 8..15 too: what x's second 8 rows cost the walk.
+// Usage: gemv_n32_rot  (N = K = 4096, where v19 runs on an H200)
+#include "../../../cuda/gemv.cu"
+#include "probe_bench.cuh"
+#include "gemv_probe.cuh"
+
+namespace {
+
+template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF>
+__global__ void __launch_bounds__(kSlabThreads, 1)
+    n32r(const __half *x, const __half *W, __half *y, int M, int N, int K) {
+  constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;
+  __shared__ float red[kSlabWarps][32][JS + 1];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * kN32Cols;
+  const int n = min(n0 + g * 4, N - 4);
+  const int units = K / kN32UnitK;
+  const int cntu = warp < units ? (units - warp + kSlabWarps - 1) / kSlabWarps : 0;
+  const size_t step = (size_t)kSlabWarps * kN32UnitK * N;
+  constexpr int xstep = kSlabWarps * kN32UnitK;
+  const __half *w0 = W + (size_t)(warp * kN32UnitK + LR * t) * N + n;
+  const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
+  const __half *xp[XR];
+#pragma unroll
+  for (int r = 0; r < XR; ++r)
+    xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + warp * kN32UnitK + LR * t;
+  // The warp's unit in its sequence: v19 walks 0, 1, .. cntu - 1; ROTATE starts at q.
+  int jr = ROTATE && cntu > 0 ? (int)((blockIdx.x >> 2) % (unsigned)cntu) : 0;
+  size_t off = (size_t)jr * step;
+  int xo = jr * xstep;
+  WaAcc wacc[XR] = {};
+  uint2 wb[2][2][4];
+  uint4 xa[XR][2], xb[XR][2];
+  const auto load_half = [&](uint2(&w)[2][4], int h2) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const size_t o = off + (size_t)(8 * h2 + 4 * j) * N;
+      w[j][0] = ldg_stream8_l2(w0 + o);
+      w[j][1] = ldg_stream8_l2(w1 + o);
+      w[j][2] = ldg_stream8_l2(w2 + o);
+      w[j][3] = ldg_stream8_l2(w3 + o);
+    }
+  };
+  const auto load_x = [&](uint4(&v)[XR][2]) {
+#pragma unroll
+    for (int r = 0; r < XR; ++r) {
+      if (X_HALF && r > 0) {
+        v[r][0] = v[0][0], v[r][1] = v[0][1];
+        continue;
+      }
+      v[r][0] = __ldg(reinterpret_cast<const uint4 *>(xp[r] + xo));
+      v[r][1] = __ldg(reinterpret_cast<const uint4 *>(xp[r] + xo + 8));
+    }
+  };
+  const auto next_unit = [&] {
+    if (ROTATE) {
+      jr = jr + 1 == cntu ? 0 : jr + 1;
+      off = (size_t)jr * step;
+      xo = jr * xstep;
+    } else {
+      off += step;
+      xo += xstep;
+    }
+  };
+#pragma unroll
+  for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
+  if (cntu > 0) {
+    load_half(wb[0], 0);
+    load_x(xa);
+  }
+  if constexpr (X_PREFETCH) {  // x's 128-byte lines into L2, one per thread at most
+    const size_t lines = ((size_t)M * K * 2 + 127) / 128;
+    const char *xc = reinterpret_cast<const char *>(x);
+    for (size_t l = blockIdx.x * (size_t)kSlabThreads + threadIdx.x; l < lines;
+         l += (size_t)gridDim.x * kSlabThreads)
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(xc + l * 128));
+  }
+  for (int u = 0; u < cntu; ++u) {
+    load_half(wb[1], 1);
+    n32_compute_half<XR>(wacc, wb[0], xa, 0);
+    if (u + 1 < cntu) {
+      next_unit();
+      load_half(wb[0], 0);
+      load_x(xb);
+    }
+    n32_compute_half<XR>(wacc, wb[1], xa, 1);
+#pragma unroll
+    for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
+  }
+  n32_end_own<MB>(wacc, red, y, M, N, n0);
+}
+
+template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF>
+void launch_rot(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
+  n32r<MB, ROTATE, X_PREFETCH, X_HALF><<<n / kN32Cols, kSlabThreads, 0, st>>>(x, W, y, M, n, n);
+  CK(cudaGetLastError());
+}
+
+const std::vector<ProbeForm> kBitwise = {
+    {"copy of v19", launch_rot<8, false, false, false>, launch_rot<16, false, false, false>},
+    {"v19 + x prefetched into L2", launch_rot<8, false, true, false>,
+     launch_rot<16, false, true, false>},
+};
+const std::vector<ProbeForm> kReordered = {
+    {"rotated units", launch_rot<8, true, false, false>, launch_rot<16, true, false, false>},
+    {"rotated units + x prefetched", launch_rot<8, true, true, false>,
+     launch_rot<16, true, true, false>},
+};
+const ProbeForm kXHalf = {"x's rows 0..7 only (diagnostic, wrong y)",
+                          launch_rot<8, false, false, false>, launch_rot<16, false, false, true>};
+
+}  // namespace
+
+int main() {
+  const int n = 4096;
+  const GemvProbeBuffers buf(n);
+  probe_fill_first_set(buf);
+  probe_check_forms(19, kBitwise, buf.x[0], buf.W[0], n);
+  probe_check_forms(19, kReordered, buf.x[0], buf.W[0], n, 1e-3);
+  probe_print_attributes({reinterpret_cast<const void *>(n32r<16, false, false, false>),
+                          reinterpret_cast<const void *>(n32r<16, false, true, false>),
+                          reinterpret_cast<const void *>(n32r<16, true, false, false>),
+                          reinterpret_cast<const void *>(n32r<16, true, true, false>),
+                          reinterpret_cast<const void *>(n32r<16, false, false, true>)});
+  std::vector<ProbeForm> forms = kBitwise;
+  forms.insert(forms.end(), kReordered.begin(), kReordered.end());
+  forms.push_back(kXHalf);
+  probe_time_forms(19, forms, buf, {16, 8}, 3);
+  return 0;
+}
