@@ -14,14 +14,32 @@
 //   ROTATE + X_PREFETCH;
 //   X_HALF (a diagnostic, not a candidate; its y is wrong): at 16 rows only rows 0..7 of x
 //     are loaded and used for rows 8..15 too: what x's second 8 rows cost the walk.
-// Usage: gemv_n32_rot  (N = K = 4096, where v19 runs on an H200)
+// RX1 found the rotation 0.3 us slower (graph): the grid's CTAs reading the same rows of W
+// at the same time matters, so the second set of forms (`pf`, RX2) makes W's rows arrive in
+// bigger contiguous pieces instead: W_PF = D >= 0: lane 0 of each warp issues one
+// cp.async.bulk.prefetch.L2 per unit of its sequence, D units ahead of its loads (D = 0: with
+// them; 3: every unit at the start, K = 4096), for the CTA's 1 / grid of the unit's 64 whole
+// rows (4 KB at N = 4096): the grid prefetches each unit as one contiguous 512 KB block
+// (bitwise v19's y).
+// Usage: gemv_n32_rot [rot|pf]  (N = K = 4096, where v19 runs on an H200; default rot)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
 #include "gemv_probe.cuh"
 
 namespace {
 
-template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF>
+// The CTA's share of the grid's prefetch of unit `unit`'s 64 whole rows of W (RX2).
+__device__ __forceinline__ void n32r_prefetch_unit(const __half *W, int N, int unit) {
+  const size_t bytes = (size_t)kN32UnitK * N * 2;
+  const size_t chunk = ((bytes + gridDim.x - 1) / gridDim.x + 15) & ~(size_t)15;
+  const size_t start = blockIdx.x * chunk;
+  if (start >= bytes) return;
+  const char *p = reinterpret_cast<const char *>(W + (size_t)unit * kN32UnitK * N) + start;
+  const unsigned size = (unsigned)min(chunk, bytes - start);
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(size) : "memory");
+}
+
+template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     n32r(const __half *x, const __half *W, __half *y, int M, int N, int K) {
   constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;
@@ -78,8 +96,14 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
       xo += xstep;
     }
   };
+  // W_PF: the prefetch of the warp's j-th unit (v19's order; not with ROTATE)
+  const auto prefetch = [&](int j) {
+    if (W_PF >= 0 && lane == 0 && j < cntu) n32r_prefetch_unit(W, N, warp + kSlabWarps * j);
+  };
 #pragma unroll
   for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
+#pragma unroll
+  for (int j = 0; j <= W_PF; ++j) prefetch(j);
   if (cntu > 0) {
     load_half(wb[0], 0);
     load_x(xa);
@@ -95,6 +119,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     load_half(wb[1], 1);
     n32_compute_half<XR>(wacc, wb[0], xa, 0);
     if (u + 1 < cntu) {
+      prefetch(u + 1 + W_PF);
       next_unit();
       load_half(wb[0], 0);
       load_x(xb);
@@ -106,9 +131,10 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   n32_end_own<MB>(wacc, red, y, M, N, n0);
 }
 
-template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF>
+template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1>
 void launch_rot(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
-  n32r<MB, ROTATE, X_PREFETCH, X_HALF><<<n / kN32Cols, kSlabThreads, 0, st>>>(x, W, y, M, n, n);
+  n32r<MB, ROTATE, X_PREFETCH, X_HALF, W_PF>
+      <<<n / kN32Cols, kSlabThreads, 0, st>>>(x, W, y, M, n, n);
   CK(cudaGetLastError());
 }
 
@@ -122,15 +148,35 @@ const std::vector<ProbeForm> kReordered = {
     {"rotated units + x prefetched", launch_rot<8, true, true, false>,
      launch_rot<16, true, true, false>},
 };
+const std::vector<ProbeForm> kPrefetch = {
+    {"copy of v19", launch_rot<8, false, false, false>, launch_rot<16, false, false, false>},
+    {"W's units prefetched whole, with the loads", launch_rot<8, false, false, false, 0>,
+     launch_rot<16, false, false, false, 0>},
+    {"W's units prefetched whole, 1 unit ahead", launch_rot<8, false, false, false, 1>,
+     launch_rot<16, false, false, false, 1>},
+    {"W's units prefetched whole, all at the start", launch_rot<8, false, false, false, 3>,
+     launch_rot<16, false, false, false, 3>},
+};
 const ProbeForm kXHalf = {"x's rows 0..7 only (diagnostic, wrong y)",
                           launch_rot<8, false, false, false>, launch_rot<16, false, false, true>};
 
 }  // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  const std::string set = argc > 1 ? argv[1] : "rot";
   const int n = 4096;
   const GemvProbeBuffers buf(n);
   probe_fill_first_set(buf);
+  if (set == "pf") {
+    probe_check_forms(19, kPrefetch, buf.x[0], buf.W[0], n);
+    probe_print_attributes({reinterpret_cast<const void *>(n32r<16, false, false, false, 1>)});
+    probe_time_forms(19, kPrefetch, buf, {16, 8}, 3);
+    return 0;
+  }
+  if (set != "rot") {
+    std::fprintf(stderr, "usage: gemv_n32_rot [rot|pf]\n");
+    return 2;
+  }
   probe_check_forms(19, kBitwise, buf.x[0], buf.W[0], n);
   probe_check_forms(19, kReordered, buf.x[0], buf.W[0], n, 1e-3);
   probe_print_attributes({reinterpret_cast<const void *>(n32r<16, false, false, false>),
