@@ -5,7 +5,8 @@
 # 16 rows, beside a copy of v19, GEMV v19 and the read. Its first lines check the copy and
 # the prefetch form against rl_gemv v19 bitwise, the rotated forms within 1e-3. With the
 # argument `pf` (RX2): W's units prefetched whole into L2 by cp.async.bulk.prefetch, 0, 1 or
-# all units ahead, beside a copy of v19 (all bitwise v19's y).
+# all units ahead, beside a copy of v19 (all bitwise v19's y). With `tl` (RX3): the copy's
+# timeline per CTA from %globaltimer stamps (a diagnostic, no timing of forms).
 # Build with `scripts/device/probes/build.sh gemv_n32_rot` and carry target/probes/gemv_n32_rot.
 # Logs to $OUT (~1-2 min).
 # shellcheck source=prelude.sh

@@ -21,7 +21,11 @@
 // them; 3: every unit at the start, K = 4096), for the CTA's 1 / grid of the unit's 64 whole
 // rows (4 KB at N = 4096): the grid prefetches each unit as one contiguous 512 KB block
 // (bitwise v19's y).
-// Usage: gemv_n32_rot [rot|pf]  (N = K = 4096, where v19 runs on an H200; default rot)
+// RX2's bulk prefetch ran 2.6-4.8 us slower. The third set (`tl`, RX3) is a diagnostic: the
+// copy of v19 with timestamps (%globaltimer) per CTA at its start, at warp 0's first multiply
+// (its first W arrival), at each warp's loop end and after the end, and its SM: how the grid's
+// time splits into launch spread, first latency, walk, warps' spread and the CTAs' tail.
+// Usage: gemv_n32_rot [rot|pf|tl]  (N = K = 4096, where v19 runs on an H200; default rot)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
 #include "gemv_probe.cuh"
@@ -39,9 +43,26 @@ __device__ __forceinline__ void n32r_prefetch_unit(const __half *W, int N, int u
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(size) : "memory");
 }
 
-template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1>
+// RX3's timestamps: per CTA, kTlSlots words (start, warp 0's first multiply, the 16 warps'
+// loop ends, after the end, the SM).
+constexpr int kTlSlots = 20;
+__device__ unsigned long long *g_tl;
+__device__ __forceinline__ unsigned long long n32r_now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1, bool TL = false>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     n32r(const __half *x, const __half *W, __half *y, int M, int N, int K) {
+  unsigned long long *tl = TL ? g_tl + (size_t)blockIdx.x * kTlSlots : nullptr;
+  if (TL && threadIdx.x == 0) {
+    unsigned smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    tl[0] = n32r_now();
+    tl[19] = smid;
+  }
   constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;
   __shared__ float red[kSlabWarps][32][JS + 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -118,6 +139,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   for (int u = 0; u < cntu; ++u) {
     load_half(wb[1], 1);
     n32_compute_half<XR>(wacc, wb[0], xa, 0);
+    if (TL && u == 0 && threadIdx.x == 0) tl[1] = n32r_now();
     if (u + 1 < cntu) {
       prefetch(u + 1 + W_PF);
       next_unit();
@@ -128,7 +150,86 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 #pragma unroll
     for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
   }
+  if (TL && lane == 0) {  // after the warp's last multiply has its W (its results not waited)
+    float s = 0.0f;
+#pragma unroll
+    for (int h = 0; h < XR; ++h) s += wacc[h].v[0][0];
+    tl[2 + warp] = n32r_now() + (s == 12345.0f);  // after the sums exist
+  }
   n32_end_own<MB>(wacc, red, y, M, N, n0);
+  if (TL && threadIdx.x == 0) tl[18] = n32r_now();
+}
+
+// RX3: `launches` cold launches of the timestamped copy at M rows; per launch, times relative
+// to the grid's first start; prints the medians over the launches.
+template <int MB>
+void timeline(const GemvProbeBuffers &buf, int M, int launches) {
+  const int n = buf.n, grid = n / kN32Cols;
+  unsigned long long *d;
+  CK(cudaMalloc(&d, (size_t)grid * kTlSlots * 8));
+  CK(cudaMemcpyToSymbol(g_tl, &d, sizeof(d)));
+  std::vector<unsigned long long> h((size_t)grid * kTlSlots);
+  std::vector<std::vector<double>> stat(8);
+  std::vector<double> sm_end(256, 0.0), sm_cnt(256, 0.0);
+  for (int l = 0; l < launches + 2; ++l) {
+    const int set = l % buf.sets;
+    n32r<MB, false, false, false, -1, true>
+        <<<grid, kSlabThreads>>>(buf.x[set], buf.W[set], buf.y, M, n, n);
+    CK(cudaDeviceSynchronize());
+    if (l < 2) continue;  // warm-up
+    CK(cudaMemcpy(h.data(), d, h.size() * 8, cudaMemcpyDeviceToHost));
+    unsigned long long t0 = ~0ull;
+    for (int c = 0; c < grid; ++c) t0 = std::min(t0, h[(size_t)c * kTlSlots]);
+    std::vector<double> start, first, wspread, wend, cend;
+    for (int c = 0; c < grid; ++c) {
+      const unsigned long long *r = &h[(size_t)c * kTlSlots];
+      start.push_back((r[0] - t0) * 1e-3);
+      first.push_back((r[1] - r[0]) * 1e-3);
+      unsigned long long lo = ~0ull, hi = 0;
+      for (int w = 0; w < kSlabWarps; ++w) lo = std::min(lo, r[2 + w]), hi = std::max(hi, r[2 + w]);
+      wspread.push_back((hi - lo) * 1e-3);
+      wend.push_back((hi - t0) * 1e-3);
+      cend.push_back((r[18] - t0) * 1e-3);
+      sm_end[r[19] & 255] += (r[18] - t0) * 1e-3;
+      sm_cnt[r[19] & 255] += 1;
+    }
+    const auto q = [](std::vector<double> v, double f) {
+      std::sort(v.begin(), v.end());
+      return v[(size_t)(f * (v.size() - 1))];
+    };
+    stat[0].push_back(q(start, 1.0));
+    stat[1].push_back(q(first, 0.5));
+    stat[2].push_back(q(wspread, 0.5));
+    stat[3].push_back(q(wspread, 0.9));
+    stat[4].push_back(q(cend, 0.1));
+    stat[5].push_back(q(cend, 0.5));
+    stat[6].push_back(q(cend, 0.9));
+    stat[7].push_back(q(cend, 1.0));
+  }
+  const auto med = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::printf("M=%2d (%d launches, us from the grid's first start; medians over launches)\n", M,
+              launches);
+  std::printf("  last CTA start %.2f, first W (warp 0) %.2f after its CTA's start\n",
+              med(stat[0]), med(stat[1]));
+  std::printf("  warps' loop ends spread within a CTA: median %.2f, p90 %.2f\n", med(stat[2]),
+              med(stat[3]));
+  std::printf("  CTA ends: p10 %.2f, median %.2f, p90 %.2f, last %.2f\n", med(stat[4]),
+              med(stat[5]), med(stat[6]), med(stat[7]));
+  std::vector<std::pair<double, int>> sms;
+  for (int i = 0; i < 256; ++i)
+    if (sm_cnt[i] > 0) sms.push_back({sm_end[i] / sm_cnt[i], i});
+  std::sort(sms.begin(), sms.end());
+  std::printf("  mean end by SM: fastest");
+  for (size_t i = 0; i < 4 && i < sms.size(); ++i)
+    std::printf(" sm%d %.2f", sms[i].second, sms[i].first);
+  std::printf("; slowest");
+  for (size_t i = sms.size() >= 4 ? sms.size() - 4 : 0; i < sms.size(); ++i)
+    std::printf(" sm%d %.2f (n=%.0f)", sms[i].second, sms[i].first, sm_cnt[sms[i].second]);
+  std::printf("\n");
+  CK(cudaFree(d));
 }
 
 template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1>
@@ -173,8 +274,15 @@ int main(int argc, char **argv) {
     probe_time_forms(19, kPrefetch, buf, {16, 8}, 3);
     return 0;
   }
+  if (set == "tl") {
+    for (int rep = 0; rep < 2; ++rep) {
+      timeline<16>(buf, 16, 60);
+      timeline<8>(buf, 8, 60);
+    }
+    return 0;
+  }
   if (set != "rot") {
-    std::fprintf(stderr, "usage: gemv_n32_rot [rot|pf]\n");
+    std::fprintf(stderr, "usage: gemv_n32_rot [rot|pf|tl]\n");
     return 2;
   }
   probe_check_forms(19, kBitwise, buf.x[0], buf.W[0], n);
