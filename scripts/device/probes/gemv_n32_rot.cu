@@ -24,7 +24,8 @@
 // RX2's bulk prefetch ran 2.6-4.8 us slower. The third set (`tl`, RX3) is a diagnostic: the
 // copy of v19 with timestamps (%globaltimer) per CTA at its start, at warp 0's first multiply
 // (its first W arrival), at each warp's loop end and after the end, and its SM: how the grid's
-// time splits into launch spread, first latency, walk, warps' spread and the CTAs' tail.
+// time splits into launch spread, first latency, walk, warps' spread and the CTAs' tail; and
+// (RX4) each warp index's mean loop end and how often it is its CTA's last.
 // Usage: gemv_n32_rot [rot|pf|tl]  (N = K = 4096, where v19 runs on an H200; default rot)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
@@ -171,6 +172,7 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
   std::vector<unsigned long long> h((size_t)grid * kTlSlots);
   std::vector<std::vector<double>> stat(8);
   std::vector<double> sm_end(256, 0.0), sm_cnt(256, 0.0);
+  std::vector<double> warp_end(kSlabWarps, 0.0), warp_last(kSlabWarps, 0.0);
   for (int l = 0; l < launches + 2; ++l) {
     const int set = l % buf.sets;
     n32r<MB, false, false, false, -1, true>
@@ -188,6 +190,10 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
       unsigned long long lo = ~0ull, hi = 0;
       for (int w = 0; w < kSlabWarps; ++w) lo = std::min(lo, r[2 + w]), hi = std::max(hi, r[2 + w]);
       wspread.push_back((hi - lo) * 1e-3);
+      for (int w = 0; w < kSlabWarps; ++w) {
+        warp_end[w] += (r[2 + w] - r[0]) * 1e-3 / grid / launches;
+        warp_last[w] += r[2 + w] == hi;
+      }
       wend.push_back((hi - t0) * 1e-3);
       cend.push_back((r[18] - t0) * 1e-3);
       sm_end[r[19] & 255] += (r[18] - t0) * 1e-3;
@@ -228,6 +234,10 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
   std::printf("; slowest");
   for (size_t i = sms.size() >= 4 ? sms.size() - 4 : 0; i < sms.size(); ++i)
     std::printf(" sm%d %.2f (n=%.0f)", sms[i].second, sms[i].first, sm_cnt[sms[i].second]);
+  std::printf("\n  mean loop end by warp (us after the CTA's start; how often last):");
+  for (int w = 0; w < kSlabWarps; ++w)
+    std::printf("%s w%d %.2f (%.0f%%)", w % 4 ? "" : "\n   ", w, warp_end[w],
+                100.0 * warp_last[w] / grid / launches);
   std::printf("\n");
   CK(cudaFree(d));
 }
