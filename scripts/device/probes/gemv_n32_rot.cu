@@ -25,7 +25,8 @@
 // copy of v19 with timestamps (%globaltimer) per CTA at its start, at warp 0's first multiply
 // (its first W arrival), at each warp's loop end and after the end, and its SM: how the grid's
 // time splits into launch spread, first latency, walk, warps' spread and the CTAs' tail; and
-// (RX4) each warp index's mean loop end and how often it is its CTA's last.
+// (RX4) each warp index's mean loop end and how often it is its CTA's last; (RX5) the end's
+// steps from the last warp's loop end.
 // Usage: gemv_n32_rot [rot|pf|tl]  (N = K = 4096, where v19 runs on an H200; default rot)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
@@ -46,12 +47,47 @@ __device__ __forceinline__ void n32r_prefetch_unit(const __half *W, int N, int u
 
 // RX3's timestamps: per CTA, kTlSlots words (start, warp 0's first multiply, the 16 warps'
 // loop ends, after the end, the SM).
-constexpr int kTlSlots = 20;
+constexpr int kTlSlots = 40;  // RX5: 20 + w each warp after its stores to red[], 36 / 37
+                              // thread 0 after the end's barrier / its sum
 __device__ unsigned long long *g_tl;
 __device__ __forceinline__ unsigned long long n32r_now() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+
+// RX5: n32_end_own with stamps between its steps.
+template <int MB>
+__device__ __forceinline__ void n32r_end_stamped(const WaAcc (&wacc)[MB / 8],
+                                                 float (*red)[32][MB + 1], __half *y, int M,
+                                                 int N, int n0, unsigned long long *tl) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+  float own = 0.0f;
+#pragma unroll
+  for (int h = 0; h < MB / 8; ++h)
+    if (8 * h + 2 * t < M)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const int j = h * 8 + i * 4 + q;
+          if (j == warp)
+            own = wacc[h].v[i][q];
+          else
+            red[warp][lane][j] = wacc[h].v[i][q];
+        }
+  __syncwarp();
+  if (lane == 0) tl[20 + warp] = n32r_now();
+  __syncthreads();
+  if (threadIdx.x == 0) tl[36] = n32r_now();
+  const int j = warp, h = j / 8, i = j / 4 % 2, q = j % 4;
+  const int m = 8 * h + 2 * t + (q & 1), col = n0 + 4 * g + 2 * i + (q >> 1);
+  if (j >= MB || m >= M || col >= N) return;
+  float v = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kSlabWarps; ++w) v += w == warp ? own : red[w][lane][j];
+  if (threadIdx.x == 0) tl[37] = n32r_now() + (v == 12345.0f);
+  y[(size_t)m * N + col] = __float2half_rn(v);
 }
 
 template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1, bool TL = false>
@@ -157,7 +193,10 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     for (int h = 0; h < XR; ++h) s += wacc[h].v[0][0];
     tl[2 + warp] = n32r_now() + (s == 12345.0f);  // after the sums exist
   }
-  n32_end_own<MB>(wacc, red, y, M, N, n0);
+  if constexpr (TL)
+    n32r_end_stamped<MB>(wacc, red, y, M, N, n0, tl);
+  else
+    n32_end_own<MB>(wacc, red, y, M, N, n0);
   if (TL && threadIdx.x == 0) tl[18] = n32r_now();
 }
 
@@ -170,7 +209,7 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
   CK(cudaMalloc(&d, (size_t)grid * kTlSlots * 8));
   CK(cudaMemcpyToSymbol(g_tl, &d, sizeof(d)));
   std::vector<unsigned long long> h((size_t)grid * kTlSlots);
-  std::vector<std::vector<double>> stat(8);
+  std::vector<std::vector<double>> stat(13);
   std::vector<double> sm_end(256, 0.0), sm_cnt(256, 0.0);
   std::vector<double> warp_end(kSlabWarps, 0.0), warp_last(kSlabWarps, 0.0);
   for (int l = 0; l < launches + 2; ++l) {
@@ -183,6 +222,7 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
     unsigned long long t0 = ~0ull;
     for (int c = 0; c < grid; ++c) t0 = std::min(t0, h[(size_t)c * kTlSlots]);
     std::vector<double> start, first, wspread, wend, cend;
+    std::vector<std::vector<double>> endp(5);
     for (int c = 0; c < grid; ++c) {
       const unsigned long long *r = &h[(size_t)c * kTlSlots];
       start.push_back((r[0] - t0) * 1e-3);
@@ -196,6 +236,14 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
       }
       wend.push_back((hi - t0) * 1e-3);
       cend.push_back((r[18] - t0) * 1e-3);
+      unsigned long long rs = 0;
+      for (int w = 0; w < kSlabWarps; ++w) rs = std::max(rs, r[20 + w]);
+      const double us = 1e-3;
+      endp[0].push_back(((double)rs - (double)hi) * us);     // last loop end -> last red[] stores
+      endp[1].push_back(((double)r[36] - (double)rs) * us);  // -> barrier passed (thread 0)
+      endp[2].push_back(((double)r[37] - (double)r[36]) * us);  // -> thread 0's sum
+      endp[3].push_back(((double)r[18] - (double)r[37]) * us);  // -> after y's store
+      endp[4].push_back(((double)r[18] - (double)hi) * us);     // last loop end -> end
       sm_end[r[19] & 255] += (r[18] - t0) * 1e-3;
       sm_cnt[r[19] & 255] += 1;
     }
@@ -211,6 +259,7 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
     stat[5].push_back(q(cend, 0.5));
     stat[6].push_back(q(cend, 0.9));
     stat[7].push_back(q(cend, 1.0));
+    for (int k = 0; k < 5; ++k) stat[8 + k].push_back(q(endp[k], 0.5));
   }
   const auto med = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -224,6 +273,9 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
               med(stat[3]));
   std::printf("  CTA ends: p10 %.2f, median %.2f, p90 %.2f, last %.2f\n", med(stat[4]),
               med(stat[5]), med(stat[6]), med(stat[7]));
+  std::printf("  the end (median CTA): last loop end -> last red[] stores %.3f -> barrier %.3f ->"
+              " sum %.3f -> after y's store %.3f; in all %.3f\n",
+              med(stat[8]), med(stat[9]), med(stat[10]), med(stat[11]), med(stat[12]));
   std::vector<std::pair<double, int>> sms;
   for (int i = 0; i < 256; ++i)
     if (sm_cnt[i] > 0) sms.push_back({sm_end[i] / sm_cnt[i], i});
