@@ -47,14 +47,18 @@ __device__ __forceinline__ void n32r_prefetch_unit(const __half *W, int N, int u
 
 // RX3's timestamps: per CTA, kTlSlots words (start, warp 0's first multiply, the 16 warps'
 // loop ends, after the end, the SM).
-constexpr int kTlSlots = 40;  // RX5: 20 + w each warp after its stores to red[], 36 / 37
-                              // thread 0 after the end's barrier / its sum
+// RX5: %globaltimer ticks by 256 ns here, so the stamps inside a CTA are SM clocks
+// (clock64): 0 / 18 globaltimer at the start / end, 38 / 39 clocks there (their ratio converts
+// clocks to time), 1 warp 0's first multiply, 2 + w each warp's loop end, 20 + w each warp
+// after its stores to red[], 36 / 37 thread 0 after the end's barrier / its sum, 19 the SM.
+constexpr int kTlSlots = 40;
 __device__ unsigned long long *g_tl;
 __device__ __forceinline__ unsigned long long n32r_now() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
+__device__ __forceinline__ unsigned long long n32r_clk() { return clock64(); }
 
 // RX5: n32_end_own with stamps between its steps.
 template <int MB>
@@ -77,16 +81,16 @@ __device__ __forceinline__ void n32r_end_stamped(const WaAcc (&wacc)[MB / 8],
             red[warp][lane][j] = wacc[h].v[i][q];
         }
   __syncwarp();
-  if (lane == 0) tl[20 + warp] = n32r_now();
+  if (lane == 0) tl[20 + warp] = n32r_clk();
   __syncthreads();
-  if (threadIdx.x == 0) tl[36] = n32r_now();
+  if (threadIdx.x == 0) tl[36] = n32r_clk();
   const int j = warp, h = j / 8, i = j / 4 % 2, q = j % 4;
   const int m = 8 * h + 2 * t + (q & 1), col = n0 + 4 * g + 2 * i + (q >> 1);
   if (j >= MB || m >= M || col >= N) return;
   float v = 0.0f;
 #pragma unroll
   for (int w = 0; w < kSlabWarps; ++w) v += w == warp ? own : red[w][lane][j];
-  if (threadIdx.x == 0) tl[37] = n32r_now() + (v == 12345.0f);
+  if (threadIdx.x == 0) tl[37] = n32r_clk() + (v == 12345.0f);
   y[(size_t)m * N + col] = __float2half_rn(v);
 }
 
@@ -98,6 +102,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     unsigned smid;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
     tl[0] = n32r_now();
+    tl[38] = n32r_clk();
     tl[19] = smid;
   }
   constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;
@@ -176,7 +181,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   for (int u = 0; u < cntu; ++u) {
     load_half(wb[1], 1);
     n32_compute_half<XR>(wacc, wb[0], xa, 0);
-    if (TL && u == 0 && threadIdx.x == 0) tl[1] = n32r_now();
+    if (TL && u == 0 && threadIdx.x == 0) tl[1] = n32r_clk();
     if (u + 1 < cntu) {
       prefetch(u + 1 + W_PF);
       next_unit();
@@ -191,17 +196,19 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
     float s = 0.0f;
 #pragma unroll
     for (int h = 0; h < XR; ++h) s += wacc[h].v[0][0];
-    tl[2 + warp] = n32r_now() + (s == 12345.0f);  // after the sums exist
+    tl[2 + warp] = n32r_clk() + (s == 12345.0f);  // after the sums exist
   }
   if constexpr (TL)
     n32r_end_stamped<MB>(wacc, red, y, M, N, n0, tl);
   else
     n32_end_own<MB>(wacc, red, y, M, N, n0);
-  if (TL && threadIdx.x == 0) tl[18] = n32r_now();
+  if (TL && threadIdx.x == 0) tl[39] = n32r_clk(), tl[18] = n32r_now();
 }
 
-// RX3: `launches` cold launches of the timestamped copy at M rows; per launch, times relative
-// to the grid's first start; prints the medians over the launches.
+// RX3..RX5: `launches` cold launches of the timestamped copy at M rows. Grid-wide times (the
+// CTAs' starts and ends) from %globaltimer relative to the grid's first start, medians over the
+// launches; times inside a CTA from its SM clock, converted by the launch's mean ns per clock,
+// means over all CTAs and launches.
 template <int MB>
 void timeline(const GemvProbeBuffers &buf, int M, int launches) {
   const int n = buf.n, grid = n / kN32Cols;
@@ -209,9 +216,11 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
   CK(cudaMalloc(&d, (size_t)grid * kTlSlots * 8));
   CK(cudaMemcpyToSymbol(g_tl, &d, sizeof(d)));
   std::vector<unsigned long long> h((size_t)grid * kTlSlots);
-  std::vector<std::vector<double>> stat(13);
+  std::vector<std::vector<double>> grid_q(5);  // last start, CTA end p10 / median / p90 / last
+  // means (us): first W, warps' spread, the end's steps (5), per warp loop end (16)
+  std::vector<double> mean(7 + kSlabWarps, 0.0), warp_last(kSlabWarps, 0.0);
   std::vector<double> sm_end(256, 0.0), sm_cnt(256, 0.0);
-  std::vector<double> warp_end(kSlabWarps, 0.0), warp_last(kSlabWarps, 0.0);
+  const double per = 1.0 / ((double)grid * launches);
   for (int l = 0; l < launches + 2; ++l) {
     const int set = l % buf.sets;
     n32r<MB, false, false, false, -1, true>
@@ -220,30 +229,35 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
     if (l < 2) continue;  // warm-up
     CK(cudaMemcpy(h.data(), d, h.size() * 8, cudaMemcpyDeviceToHost));
     unsigned long long t0 = ~0ull;
-    for (int c = 0; c < grid; ++c) t0 = std::min(t0, h[(size_t)c * kTlSlots]);
-    std::vector<double> start, first, wspread, wend, cend;
-    std::vector<std::vector<double>> endp(5);
+    double gt = 0.0, clk = 0.0;
     for (int c = 0; c < grid; ++c) {
       const unsigned long long *r = &h[(size_t)c * kTlSlots];
+      t0 = std::min(t0, r[0]);
+      gt += (double)(r[18] - r[0]);
+      clk += (double)(r[39] - r[38]);
+    }
+    const double us = gt / clk * 1e-3;  // us per clock
+    std::vector<double> start, cend;
+    for (int c = 0; c < grid; ++c) {
+      const unsigned long long *r = &h[(size_t)c * kTlSlots];
+      const auto d_us = [&](int a, int b) { return ((double)r[b] - (double)r[a]) * us; };
       start.push_back((r[0] - t0) * 1e-3);
-      first.push_back((r[1] - r[0]) * 1e-3);
-      unsigned long long lo = ~0ull, hi = 0;
-      for (int w = 0; w < kSlabWarps; ++w) lo = std::min(lo, r[2 + w]), hi = std::max(hi, r[2 + w]);
-      wspread.push_back((hi - lo) * 1e-3);
-      for (int w = 0; w < kSlabWarps; ++w) {
-        warp_end[w] += (r[2 + w] - r[0]) * 1e-3 / grid / launches;
-        warp_last[w] += r[2 + w] == hi;
-      }
-      wend.push_back((hi - t0) * 1e-3);
       cend.push_back((r[18] - t0) * 1e-3);
-      unsigned long long rs = 0;
-      for (int w = 0; w < kSlabWarps; ++w) rs = std::max(rs, r[20 + w]);
-      const double us = 1e-3;
-      endp[0].push_back(((double)rs - (double)hi) * us);     // last loop end -> last red[] stores
-      endp[1].push_back(((double)r[36] - (double)rs) * us);  // -> barrier passed (thread 0)
-      endp[2].push_back(((double)r[37] - (double)r[36]) * us);  // -> thread 0's sum
-      endp[3].push_back(((double)r[18] - (double)r[37]) * us);  // -> after y's store
-      endp[4].push_back(((double)r[18] - (double)hi) * us);     // last loop end -> end
+      int lo = 2, hi = 2, rs = 20;
+      for (int w = 0; w < kSlabWarps; ++w) {
+        if (r[2 + w] < r[lo]) lo = 2 + w;
+        if (r[2 + w] > r[hi]) hi = 2 + w;
+        if (r[20 + w] > r[rs]) rs = 20 + w;
+        mean[7 + w] += d_us(38, 2 + w) * per;
+      }
+      warp_last[hi - 2] += 1;
+      mean[0] += d_us(38, 1) * per;
+      mean[1] += d_us(lo, hi) * per;
+      mean[2] += d_us(hi, rs) * per;  // last loop end -> last warp's red[] stores issued
+      mean[3] += d_us(rs, 36) * per;  // -> the barrier passed (thread 0)
+      mean[4] += d_us(36, 37) * per;  // -> thread 0's sum
+      mean[5] += d_us(37, 39) * per;  // -> after y's store issued
+      mean[6] += d_us(hi, 39) * per;  // last loop end -> end
       sm_end[r[19] & 255] += (r[18] - t0) * 1e-3;
       sm_cnt[r[19] & 255] += 1;
     }
@@ -251,31 +265,24 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
       std::sort(v.begin(), v.end());
       return v[(size_t)(f * (v.size() - 1))];
     };
-    stat[0].push_back(q(start, 1.0));
-    stat[1].push_back(q(first, 0.5));
-    stat[2].push_back(q(wspread, 0.5));
-    stat[3].push_back(q(wspread, 0.9));
-    stat[4].push_back(q(cend, 0.1));
-    stat[5].push_back(q(cend, 0.5));
-    stat[6].push_back(q(cend, 0.9));
-    stat[7].push_back(q(cend, 1.0));
-    for (int k = 0; k < 5; ++k) stat[8 + k].push_back(q(endp[k], 0.5));
+    grid_q[0].push_back(q(start, 1.0));
+    grid_q[1].push_back(q(cend, 0.1));
+    grid_q[2].push_back(q(cend, 0.5));
+    grid_q[3].push_back(q(cend, 0.9));
+    grid_q[4].push_back(q(cend, 1.0));
   }
   const auto med = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  std::printf("M=%2d (%d launches, us from the grid's first start; medians over launches)\n", M,
-              launches);
-  std::printf("  last CTA start %.2f, first W (warp 0) %.2f after its CTA's start\n",
-              med(stat[0]), med(stat[1]));
-  std::printf("  warps' loop ends spread within a CTA: median %.2f, p90 %.2f\n", med(stat[2]),
-              med(stat[3]));
-  std::printf("  CTA ends: p10 %.2f, median %.2f, p90 %.2f, last %.2f\n", med(stat[4]),
-              med(stat[5]), med(stat[6]), med(stat[7]));
-  std::printf("  the end (median CTA): last loop end -> last red[] stores %.3f -> barrier %.3f ->"
-              " sum %.3f -> after y's store %.3f; in all %.3f\n",
-              med(stat[8]), med(stat[9]), med(stat[10]), med(stat[11]), med(stat[12]));
+  std::printf("M=%2d (%d launches; grid-wide: us from the grid's first start, medians over the"
+              " launches; in a CTA: SM clocks as us, means)\n", M, launches);
+  std::printf("  last CTA start %.2f; CTA ends p10 %.2f, median %.2f, p90 %.2f, last %.2f\n",
+              med(grid_q[0]), med(grid_q[1]), med(grid_q[2]), med(grid_q[3]), med(grid_q[4]));
+  std::printf("  first W (warp 0) %.3f after its CTA's start; warps' loop ends spread %.3f\n",
+              mean[0], mean[1]);
+  std::printf("  the end: last loop end -> last red[] stores %.3f -> barrier %.3f -> sum %.3f ->"
+              " y's store %.3f; in all %.3f\n", mean[2], mean[3], mean[4], mean[5], mean[6]);
   std::vector<std::pair<double, int>> sms;
   for (int i = 0; i < 256; ++i)
     if (sm_cnt[i] > 0) sms.push_back({sm_end[i] / sm_cnt[i], i});
@@ -285,11 +292,11 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
     std::printf(" sm%d %.2f", sms[i].second, sms[i].first);
   std::printf("; slowest");
   for (size_t i = sms.size() >= 4 ? sms.size() - 4 : 0; i < sms.size(); ++i)
-    std::printf(" sm%d %.2f (n=%.0f)", sms[i].second, sms[i].first, sm_cnt[sms[i].second]);
+    std::printf(" sm%d %.2f", sms[i].second, sms[i].first);
   std::printf("\n  mean loop end by warp (us after the CTA's start; how often last):");
   for (int w = 0; w < kSlabWarps; ++w)
-    std::printf("%s w%d %.2f (%.0f%%)", w % 4 ? "" : "\n   ", w, warp_end[w],
-                100.0 * warp_last[w] / grid / launches);
+    std::printf("%s w%d %.2f (%.0f%%)", w % 4 ? "" : "\n   ", w, mean[7 + w],
+                100.0 * warp_last[w] * per);
   std::printf("\n");
   CK(cudaFree(d));
 }
