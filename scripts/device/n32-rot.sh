@@ -6,7 +6,8 @@
 # the prefetch form against rl_gemv v19 bitwise, the rotated forms within 1e-3. With the
 # argument `pf` (RX2): W's units prefetched whole into L2 by cp.async.bulk.prefetch, 0, 1 or
 # all units ahead, beside a copy of v19 (all bitwise v19's y). With `tl` (RX3): the copy's
-# timeline per CTA from %globaltimer stamps (a diagnostic, no timing of forms).
+# timeline per CTA from %globaltimer stamps (a diagnostic, no timing of forms). With `ring`
+# (RX6): W and x through a per-warp cp.async ring of 2, 3 or 4 half-unit stages (bitwise).
 # Build with `scripts/device/probes/build.sh gemv_n32_rot` and carry target/probes/gemv_n32_rot.
 # Logs to $OUT (~1-2 min).
 # shellcheck source=prelude.sh

@@ -27,7 +27,20 @@
 // time splits into launch spread, first latency, walk, warps' spread and the CTAs' tail; and
 // (RX4) each warp index's mean loop end and how often it is its CTA's last; (RX5) the end's
 // steps from the last warp's loop end.
-// Usage: gemv_n32_rot [rot|pf|tl]  (N = K = 4096, where v19 runs on an H200; default rot)
+// RX6: v19's SASS puts the next unit's first-half W loads, x's loads and half of the
+// second-half W loads on one scoreboard, so the warp waits for the newest loads before it
+// issues more: one half-unit (2 KB) per warp in flight most of the time, 32 KB per SM, where
+// R1's slab read lost 0.86 us at 32 KB against 64. The unit double buffer: whole units of W
+// in two register sets (A / B, the loop unrolled by 2), the next unit's 16 loads issued before
+// the current unit is multiplied, and x through cp.async into two shared-memory slots per
+// warp, was written first and compiled, not run: its SASS puts both register sets' loads on
+// scoreboard 5 as well, so multiplying unit A waits for unit B (register buffers cannot keep
+// loads in flight past a wait here; likely why TR2 and NE5 gained nothing). cp.async's
+// groups are waited for by count instead (wait_group N), so the `ring` set streams W and x
+// through a per-warp ring of S half-unit stages in shared memory (8-byte cp.async per row with the
+// 256-byte L2 prefetch, x 16 bytes), S - 1 half-units in flight per warp, each lane reading
+// back only its own words (no barrier); bitwise v19's y.
+// Usage: gemv_n32_rot [rot|pf|tl|ring]  (N = K = 4096, where v19 runs on an H200; default rot)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
 #include "gemv_probe.cuh"
@@ -301,6 +314,94 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
   CK(cudaFree(d));
 }
 
+// A 16-byte cp.async that skips L1 (x's words in the ring).
+__device__ __forceinline__ void n32u_cp16(void *smem, const void *gmem) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                   (unsigned)__cvta_generic_to_shared(smem)),
+               "l"(gmem)
+               : "memory");
+}
+
+// RX6: the per-warp cp.async ring (see the header).
+template <int MB, int S>
+constexpr int n32c_smem() {  // per warp and stage: W [8 rows][lane] uint2, x [XR][lane] uint4
+  return kSlabWarps * S * (8 * 32 * 8 + (MB / 8) * 32 * 16);
+}
+template <int MB, int S>
+__global__ void __launch_bounds__(kSlabThreads, 1)
+    n32c(const __half *x, const __half *W, __half *y, int M, int N, int K) {
+  constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;
+  constexpr int STAGE = 8 * 32 * 8 + XR * 32 * 16;  // bytes per warp and stage
+  __shared__ float red[kSlabWarps][32][JS + 1];
+  extern __shared__ __align__(16) unsigned char n32c_ring[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int n0 = blockIdx.x * kN32Cols;
+  const int n = min(n0 + g * 4, N - 4);
+  const int units = K / kN32UnitK;
+  const int cntu = warp < units ? (units - warp + kSlabWarps - 1) / kSlabWarps : 0;
+  const int H = 2 * cntu;  // the warp's half-units
+  const size_t step = (size_t)kSlabWarps * kN32UnitK * N;
+  const __half *w0 = W + (size_t)(warp * kN32UnitK + LR * t) * N + n;
+  const __half *xp[XR];
+#pragma unroll
+  for (int r = 0; r < XR; ++r)
+    xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + warp * kN32UnitK + LR * t;
+  unsigned char *ring = n32c_ring + (size_t)warp * S * STAGE;
+  const auto wslot = [&](int st, int row) {
+    return reinterpret_cast<uint2 *>(ring + st * STAGE) + row * 32 + lane;
+  };
+  const auto xslot = [&](int st, int r) {
+    return reinterpret_cast<uint4 *>(ring + st * STAGE + 8 * 32 * 8) + r * 32 + lane;
+  };
+  const auto issue = [&](int k) {  // half-unit k into stage k % S, then a group (maybe empty)
+    if (k < H) {
+      const int u = k >> 1, h2 = k & 1, st = k % S;
+      const __half *p = w0 + (size_t)u * step + (size_t)(8 * h2) * N;
+#pragma unroll
+      for (int row = 0; row < 8; ++row)  // row = 4j + i
+        asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], 8;" ::"r"(
+                         (unsigned)__cvta_generic_to_shared(wslot(st, row))),
+                     "l"(p + (size_t)row * N)
+                     : "memory");
+#pragma unroll
+      for (int r = 0; r < XR; ++r)
+        n32u_cp16(xslot(st, r), xp[r] + (size_t)u * kSlabWarps * kN32UnitK + 8 * h2);
+    }
+    cp_async_commit();
+  };
+  WaAcc wacc[XR] = {};
+#pragma unroll
+  for (int k = 0; k < S - 1; ++k) issue(k);
+  for (int k = 0; k < H; ++k) {
+    issue(k + S - 1);
+    cp_async_wait<S - 1>();  // group k is done
+    const int st = k % S;
+    uint2 w[2][4];
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) w[j][i] = *wslot(st, 4 * j + i);
+    uint4 xa[XR][2];  // this half-unit's x in [r][0] (a constant index: no local memory)
+#pragma unroll
+    for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = *xslot(st, r);
+    n32_compute_half<XR>(wacc, w, xa, 0);
+  }
+  n32_end_own<MB>(wacc, red, y, M, N, n0);
+}
+
+template <int MB, int S>
+void launch_ring(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
+  static const bool attr = [] {
+    CK(cudaFuncSetAttribute(n32c<MB, S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            n32c_smem<MB, S>()));
+    return true;
+  }();
+  (void)attr;
+  n32c<MB, S><<<n / kN32Cols, kSlabThreads, n32c_smem<MB, S>(), st>>>(x, W, y, M, n, n);
+  CK(cudaGetLastError());
+}
+
 template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1>
 void launch_rot(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
   n32r<MB, ROTATE, X_PREFETCH, X_HALF, W_PF>
@@ -327,6 +428,12 @@ const std::vector<ProbeForm> kPrefetch = {
     {"W's units prefetched whole, all at the start", launch_rot<8, false, false, false, 3>,
      launch_rot<16, false, false, false, 3>},
 };
+const std::vector<ProbeForm> kRing = {
+    {"copy of v19", launch_rot<8, false, false, false>, launch_rot<16, false, false, false>},
+    {"cp.async ring, 2 stages (1 half-unit in flight)", launch_ring<8, 2>, launch_ring<16, 2>},
+    {"cp.async ring, 3 stages (2 in flight)", launch_ring<8, 3>, launch_ring<16, 3>},
+    {"cp.async ring, 4 stages (3 in flight)", launch_ring<8, 4>, launch_ring<16, 4>},
+};
 const ProbeForm kXHalf = {"x's rows 0..7 only (diagnostic, wrong y)",
                           launch_rot<8, false, false, false>, launch_rot<16, false, false, true>};
 
@@ -343,6 +450,13 @@ int main(int argc, char **argv) {
     probe_time_forms(19, kPrefetch, buf, {16, 8}, 3);
     return 0;
   }
+  if (set == "ring") {
+    probe_check_forms(19, kRing, buf.x[0], buf.W[0], n);
+    probe_print_attributes({reinterpret_cast<const void *>(n32c<16, 3>),
+                            reinterpret_cast<const void *>(n32c<8, 3>)});
+    probe_time_forms(19, kRing, buf, {16, 8}, 3);
+    return 0;
+  }
   if (set == "tl") {
     for (int rep = 0; rep < 2; ++rep) {
       timeline<16>(buf, 16, 60);
@@ -351,7 +465,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (set != "rot") {
-    std::fprintf(stderr, "usage: gemv_n32_rot [rot|pf|tl]\n");
+    std::fprintf(stderr, "usage: gemv_n32_rot [rot|pf|tl|ring]\n");
     return 2;
   }
   probe_check_forms(19, kBitwise, buf.x[0], buf.W[0], n);
