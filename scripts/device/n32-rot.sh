@@ -8,6 +8,7 @@
 # all units ahead, beside a copy of v19 (all bitwise v19's y). With `tl` (RX3): the copy's
 # timeline per CTA from %globaltimer stamps (a diagnostic, no timing of forms). With `ring`
 # (RX6): W and x through a per-warp cp.async ring of 2, 3 or 4 half-unit stages (bitwise).
+# With `lpf` (RX7): v19 with per-lane L2 prefetches of the unit 1 or 2 ahead (bitwise).
 # Build with `scripts/device/probes/build.sh gemv_n32_rot` and carry target/probes/gemv_n32_rot.
 # Logs to $OUT (~1-2 min).
 # shellcheck source=prelude.sh

@@ -40,7 +40,11 @@
 // through a per-warp ring of S half-unit stages in shared memory (8-byte cp.async per row with the
 // 256-byte L2 prefetch, x 16 bytes), S - 1 half-units in flight per warp, each lane reading
 // back only its own words (no barrier); bitwise v19's y.
-// Usage: gemv_n32_rot [rot|pf|tl|ring]  (N = K = 4096, where v19 runs on an H200; default rot)
+// RX6 measured the ring 2x slower (8-byte cp.async). RX7 (`lpf`): v19 plus per-lane
+// prefetch.global.L2 of the lines of the warp's unit D ahead (D = 1, 2), two instructions per
+// lane and unit (rows 16t + g and 16t + 8 + g at the slab's first column): no destination
+// register, so no scoreboard, and DRAM sees the warp's next unit early (bitwise v19's y).
+// Usage: gemv_n32_rot [rot|pf|tl|ring|lpf]  (N = K = 4096, where v19 runs on an H200; default rot)
 #include "../../../cuda/gemv.cu"
 #include "probe_bench.cuh"
 #include "gemv_probe.cuh"
@@ -107,7 +111,8 @@ __device__ __forceinline__ void n32r_end_stamped(const WaAcc (&wacc)[MB / 8],
   y[(size_t)m * N + col] = __float2half_rn(v);
 }
 
-template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1, bool TL = false>
+template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1, bool TL = false,
+          int LPF = 0>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     n32r(const __half *x, const __half *W, __half *y, int M, int N, int K) {
   unsigned long long *tl = TL ? g_tl + (size_t)blockIdx.x * kTlSlots : nullptr;
@@ -172,6 +177,15 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
       xo += xstep;
     }
   };
+  // LPF: this lane's two lines of the warp's j-th unit into L2 (v19's order; not with ROTATE)
+  const __half *lp = W + (size_t)(warp * kN32UnitK + LR * t + g) * N + n0;
+  const auto line_prefetch = [&](int j) {
+    if (LPF > 0 && j < cntu) {
+      const __half *p = lp + (size_t)j * step;
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(p + (size_t)8 * N));
+    }
+  };
   // W_PF: the prefetch of the warp's j-th unit (v19's order; not with ROTATE)
   const auto prefetch = [&](int j) {
     if (W_PF >= 0 && lane == 0 && j < cntu) n32r_prefetch_unit(W, N, warp + kSlabWarps * j);
@@ -180,6 +194,8 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   for (int r = 0; r < XR; ++r) xa[r][0] = xa[r][1] = xb[r][0] = xb[r][1] = make_uint4(0, 0, 0, 0);
 #pragma unroll
   for (int j = 0; j <= W_PF; ++j) prefetch(j);
+#pragma unroll
+  for (int j = 1; j <= LPF; ++j) line_prefetch(j);
   if (cntu > 0) {
     load_half(wb[0], 0);
     load_x(xa);
@@ -192,6 +208,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
       asm volatile("prefetch.global.L2 [%0];" ::"l"(xc + l * 128));
   }
   for (int u = 0; u < cntu; ++u) {
+    line_prefetch(u + 1 + LPF);
     load_half(wb[1], 1);
     n32_compute_half<XR>(wacc, wb[0], xa, 0);
     if (TL && u == 0 && threadIdx.x == 0) tl[1] = n32r_clk();
@@ -402,9 +419,9 @@ void launch_ring(const __half *x, const __half *W, __half *y, int M, int n, cuda
   CK(cudaGetLastError());
 }
 
-template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1>
+template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1, int LPF = 0>
 void launch_rot(const __half *x, const __half *W, __half *y, int M, int n, cudaStream_t st) {
-  n32r<MB, ROTATE, X_PREFETCH, X_HALF, W_PF>
+  n32r<MB, ROTATE, X_PREFETCH, X_HALF, W_PF, false, LPF>
       <<<n / kN32Cols, kSlabThreads, 0, st>>>(x, W, y, M, n, n);
   CK(cudaGetLastError());
 }
@@ -434,6 +451,13 @@ const std::vector<ProbeForm> kRing = {
     {"cp.async ring, 3 stages (2 in flight)", launch_ring<8, 3>, launch_ring<16, 3>},
     {"cp.async ring, 4 stages (3 in flight)", launch_ring<8, 4>, launch_ring<16, 4>},
 };
+const std::vector<ProbeForm> kLinePrefetch = {
+    {"copy of v19", launch_rot<8, false, false, false>, launch_rot<16, false, false, false>},
+    {"lines of the unit 1 ahead prefetched", launch_rot<8, false, false, false, -1, 1>,
+     launch_rot<16, false, false, false, -1, 1>},
+    {"lines of the unit 2 ahead prefetched", launch_rot<8, false, false, false, -1, 2>,
+     launch_rot<16, false, false, false, -1, 2>},
+};
 const ProbeForm kXHalf = {"x's rows 0..7 only (diagnostic, wrong y)",
                           launch_rot<8, false, false, false>, launch_rot<16, false, false, true>};
 
@@ -448,6 +472,11 @@ int main(int argc, char **argv) {
     probe_check_forms(19, kPrefetch, buf.x[0], buf.W[0], n);
     probe_print_attributes({reinterpret_cast<const void *>(n32r<16, false, false, false, 1>)});
     probe_time_forms(19, kPrefetch, buf, {16, 8}, 3);
+    return 0;
+  }
+  if (set == "lpf") {
+    probe_check_forms(19, kLinePrefetch, buf.x[0], buf.W[0], n);
+    probe_time_forms(19, kLinePrefetch, buf, {16, 8}, 3);
     return 0;
   }
   if (set == "ring") {
@@ -465,7 +494,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (set != "rot") {
-    std::fprintf(stderr, "usage: gemv_n32_rot [rot|pf|tl|ring]\n");
+    std::fprintf(stderr, "usage: gemv_n32_rot [rot|pf|tl|ring|lpf]\n");
     return 2;
   }
   probe_check_forms(19, kBitwise, buf.x[0], buf.W[0], n);
