@@ -86,12 +86,12 @@ __device__ __forceinline__ void n32_end_parts(const WaAcc (&wacc)[MB / 8],
   }
 }
 
-// V19's end (see above): red[] holds every warp's entries but each lane's own (entry `warp`).
+// V19's end, first half (see above): every entry of the lane's sums but its own (entry `warp`)
+// into red[]; returns the own one. The caller's barrier follows.
 template <int MB>
-__device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
-                                            float (*red)[32][MB + 1], __half *y, int M, int N,
-                                            int n0) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+__device__ __forceinline__ float n32_own_to_red(const WaAcc (&wacc)[MB / 8],
+                                                float (*red)[32][MB + 1], int M) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;
   float own = 0.0f;
 #pragma unroll
   for (int h = 0; h < MB / 8; ++h)
@@ -106,7 +106,15 @@ __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
           else
             red[warp][lane][j] = wacc[h].v[i][q];
         }
-  __syncthreads();
+  return own;
+}
+
+// V19's end, second half: entry `warp` of this lane summed over the 16 warps (its own term
+// from `own`) and stored.
+template <int MB>
+__device__ __forceinline__ void n32_own_sum_store(float own, float (*red)[32][MB + 1], __half *y,
+                                                  int M, int N, int n0) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
   // Entry j of lane (g, t): row 8h + 2t + (q & 1), column 4g + 2i + (q >> 1) (j = 8h + 4i + q).
   const int j = warp, h = j / 8, i = j / 4 % 2, q = j % 4;
   const int m = 8 * h + 2 * t + (q & 1), col = n0 + 4 * g + 2 * i + (q >> 1);
@@ -115,6 +123,16 @@ __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
 #pragma unroll
   for (int w = 0; w < kSlabWarps; ++w) v += w == warp ? own : red[w][lane][j];
   y[(size_t)m * N + col] = __float2half_rn(v);
+}
+
+// V19's end (see above): red[] holds every warp's entries but each lane's own (entry `warp`).
+template <int MB>
+__device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
+                                            float (*red)[32][MB + 1], __half *y, int M, int N,
+                                            int n0) {
+  const float own = n32_own_to_red<MB>(wacc, red, M);
+  __syncthreads();
+  n32_own_sum_store<MB>(own, red, y, M, N, n0);
 }
 
 template <int MB, bool V19>

@@ -67,7 +67,8 @@ __device__ __forceinline__ void n32r_prefetch_unit(const __half *W, int N, int u
 // RX5: %globaltimer ticks by 256 ns here, so the stamps inside a CTA are SM clocks
 // (clock64): 0 / 18 globaltimer at the start / end, 38 / 39 clocks there (their ratio converts
 // clocks to time), 1 warp 0's first multiply, 2 + w each warp's loop end, 20 + w each warp
-// after its stores to red[], 36 / 37 thread 0 after the end's barrier / its sum, 19 the SM.
+// after its stores to red[], 36 thread 0 after the end's barrier, 19 the SM (rx5-run2.txt was
+// made when slot 37 also held thread 0's time after its sum: 5524e31).
 constexpr int kTlSlots = 40;
 __device__ unsigned long long *g_tl;
 __device__ __forceinline__ unsigned long long n32r_now() {
@@ -77,38 +78,18 @@ __device__ __forceinline__ unsigned long long n32r_now() {
 }
 __device__ __forceinline__ unsigned long long n32r_clk() { return clock64(); }
 
-// RX5: n32_end_own with stamps between its steps.
+// RX5: n32_end_own (its two halves) with stamps around its barrier.
 template <int MB>
 __device__ __forceinline__ void n32r_end_stamped(const WaAcc (&wacc)[MB / 8],
                                                  float (*red)[32][MB + 1], __half *y, int M,
                                                  int N, int n0, unsigned long long *tl) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
-  float own = 0.0f;
-#pragma unroll
-  for (int h = 0; h < MB / 8; ++h)
-    if (8 * h + 2 * t < M)
-#pragma unroll
-      for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const int j = h * 8 + i * 4 + q;
-          if (j == warp)
-            own = wacc[h].v[i][q];
-          else
-            red[warp][lane][j] = wacc[h].v[i][q];
-        }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const float own = n32_own_to_red<MB>(wacc, red, M);
   __syncwarp();
   if (lane == 0) tl[20 + warp] = n32r_clk();
   __syncthreads();
   if (threadIdx.x == 0) tl[36] = n32r_clk();
-  const int j = warp, h = j / 8, i = j / 4 % 2, q = j % 4;
-  const int m = 8 * h + 2 * t + (q & 1), col = n0 + 4 * g + 2 * i + (q >> 1);
-  if (j >= MB || m >= M || col >= N) return;
-  float v = 0.0f;
-#pragma unroll
-  for (int w = 0; w < kSlabWarps; ++w) v += w == warp ? own : red[w][lane][j];
-  if (threadIdx.x == 0) tl[37] = n32r_clk() + (v == 12345.0f);
-  y[(size_t)m * N + col] = __float2half_rn(v);
+  n32_own_sum_store<MB>(own, red, y, M, N, n0);
 }
 
 template <int MB, bool ROTATE, bool X_PREFETCH, bool X_HALF, int W_PF = -1, bool TL = false,
@@ -247,7 +228,7 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
   CK(cudaMemcpyToSymbol(g_tl, &d, sizeof(d)));
   std::vector<unsigned long long> h((size_t)grid * kTlSlots);
   std::vector<std::vector<double>> grid_q(5);  // last start, CTA end p10 / median / p90 / last
-  // means (us): first W, warps' spread, the end's steps (5), per warp loop end (16)
+  // means (us): first W, warps' spread, the end's steps (2-4, 6; 5 unused), per warp loop end
   std::vector<double> mean(7 + kSlabWarps, 0.0), warp_last(kSlabWarps, 0.0);
   std::vector<double> sm_end(256, 0.0), sm_cnt(256, 0.0);
   const double per = 1.0 / ((double)grid * launches);
@@ -285,8 +266,7 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
       mean[1] += d_us(lo, hi) * per;
       mean[2] += d_us(hi, rs) * per;  // last loop end -> last warp's red[] stores issued
       mean[3] += d_us(rs, 36) * per;  // -> the barrier passed (thread 0)
-      mean[4] += d_us(36, 37) * per;  // -> thread 0's sum
-      mean[5] += d_us(37, 39) * per;  // -> after y's store issued
+      mean[4] += d_us(36, 39) * per;  // -> thread 0's sum and y's store issued
       mean[6] += d_us(hi, 39) * per;  // last loop end -> end
       sm_end[r[19] & 255] += (r[18] - t0) * 1e-3;
       sm_cnt[r[19] & 255] += 1;
@@ -311,8 +291,8 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
               med(grid_q[0]), med(grid_q[1]), med(grid_q[2]), med(grid_q[3]), med(grid_q[4]));
   std::printf("  first W (warp 0) %.3f after its CTA's start; warps' loop ends spread %.3f\n",
               mean[0], mean[1]);
-  std::printf("  the end: last loop end -> last red[] stores %.3f -> barrier %.3f -> sum %.3f ->"
-              " y's store %.3f; in all %.3f\n", mean[2], mean[3], mean[4], mean[5], mean[6]);
+  std::printf("  the end: last loop end -> last red[] stores %.3f -> barrier %.3f -> sum and y's"
+              " store %.3f; in all %.3f\n", mean[2], mean[3], mean[4], mean[6]);
   std::vector<std::pair<double, int>> sms;
   for (int i = 0; i < 256; ++i)
     if (sm_cnt[i] > 0) sms.push_back({sm_end[i] / sm_cnt[i], i});
