@@ -62,6 +62,17 @@ __device__ __forceinline__ void n32r_prefetch_unit(const __half *W, int N, int u
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(size) : "memory");
 }
 
+// Lane (g, t)'s x pointers of v19's walk: rows g + 8r (the last row past M), the lane's 16
+// elements of the warp's first unit.
+template <int XR>
+__device__ __forceinline__ void n32r_x_rows(const __half *x, int M, int K,
+                                            const __half *(&xp)[XR]) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int r = 0; r < XR; ++r)
+    xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + warp * kN32UnitK + kN32UnitK / 4 * t;
+}
+
 // RX3's timestamps: per CTA, kTlSlots words (start, warp 0's first multiply, the 16 warps'
 // loop ends, after the end, the SM).
 // RX5: %globaltimer ticks by 256 ns here, so the stamps inside a CTA are SM clocks
@@ -117,9 +128,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   const __half *w0 = W + (size_t)(warp * kN32UnitK + LR * t) * N + n;
   const __half *w1 = w0 + N, *w2 = w1 + N, *w3 = w2 + N;
   const __half *xp[XR];
-#pragma unroll
-  for (int r = 0; r < XR; ++r)
-    xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + warp * kN32UnitK + LR * t;
+  n32r_x_rows<XR>(x, M, K, xp);
   // The warp's unit in its sequence: v19 walks 0, 1, .. cntu - 1; ROTATE starts at q.
   int jr = ROTATE && cntu > 0 ? (int)((blockIdx.x >> 2) % (unsigned)cntu) : 0;
   size_t off = (size_t)jr * step;
@@ -228,8 +237,9 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
   CK(cudaMemcpyToSymbol(g_tl, &d, sizeof(d)));
   std::vector<unsigned long long> h((size_t)grid * kTlSlots);
   std::vector<std::vector<double>> grid_q(5);  // last start, CTA end p10 / median / p90 / last
-  // means (us): first W, warps' spread, the end's steps (2-4, 6; 5 unused), per warp loop end
-  std::vector<double> mean(7 + kSlabWarps, 0.0), warp_last(kSlabWarps, 0.0);
+  // means (us): first W, warps' spread, the end's steps (2-4) and whole (5), then each warp's
+  // loop end (6 + w)
+  std::vector<double> mean(6 + kSlabWarps, 0.0), warp_last(kSlabWarps, 0.0);
   std::vector<double> sm_end(256, 0.0), sm_cnt(256, 0.0);
   const double per = 1.0 / ((double)grid * launches);
   for (int l = 0; l < launches + 2; ++l) {
@@ -259,7 +269,7 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
         if (r[2 + w] < r[lo]) lo = 2 + w;
         if (r[2 + w] > r[hi]) hi = 2 + w;
         if (r[20 + w] > r[rs]) rs = 20 + w;
-        mean[7 + w] += d_us(38, 2 + w) * per;
+        mean[6 + w] += d_us(38, 2 + w) * per;
       }
       warp_last[hi - 2] += 1;
       mean[0] += d_us(38, 1) * per;
@@ -267,7 +277,7 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
       mean[2] += d_us(hi, rs) * per;  // last loop end -> last warp's red[] stores issued
       mean[3] += d_us(rs, 36) * per;  // -> the barrier passed (thread 0)
       mean[4] += d_us(36, 39) * per;  // -> thread 0's sum and y's store issued
-      mean[6] += d_us(hi, 39) * per;  // last loop end -> end
+      mean[5] += d_us(hi, 39) * per;  // last loop end -> end
       sm_end[r[19] & 255] += (r[18] - t0) * 1e-3;
       sm_cnt[r[19] & 255] += 1;
     }
@@ -292,7 +302,7 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
   std::printf("  first W (warp 0) %.3f after its CTA's start; warps' loop ends spread %.3f\n",
               mean[0], mean[1]);
   std::printf("  the end: last loop end -> last red[] stores %.3f -> barrier %.3f -> sum and y's"
-              " store %.3f; in all %.3f\n", mean[2], mean[3], mean[4], mean[6]);
+              " store %.3f; in all %.3f\n", mean[2], mean[3], mean[4], mean[5]);
   std::vector<std::pair<double, int>> sms;
   for (int i = 0; i < 256; ++i)
     if (sm_cnt[i] > 0) sms.push_back({sm_end[i] / sm_cnt[i], i});
@@ -305,14 +315,14 @@ void timeline(const GemvProbeBuffers &buf, int M, int launches) {
     std::printf(" sm%d %.2f", sms[i].second, sms[i].first);
   std::printf("\n  mean loop end by warp (us after the CTA's start; how often last):");
   for (int w = 0; w < kSlabWarps; ++w)
-    std::printf("%s w%d %.2f (%.0f%%)", w % 4 ? "" : "\n   ", w, mean[7 + w],
+    std::printf("%s w%d %.2f (%.0f%%)", w % 4 ? "" : "\n   ", w, mean[6 + w],
                 100.0 * warp_last[w] * per);
   std::printf("\n");
   CK(cudaFree(d));
 }
 
 // A 16-byte cp.async that skips L1 (x's words in the ring).
-__device__ __forceinline__ void n32u_cp16(void *smem, const void *gmem) {
+__device__ __forceinline__ void n32c_cp16(void *smem, const void *gmem) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
                    (unsigned)__cvta_generic_to_shared(smem)),
                "l"(gmem)
@@ -320,15 +330,19 @@ __device__ __forceinline__ void n32u_cp16(void *smem, const void *gmem) {
 }
 
 // RX6: the per-warp cp.async ring (see the header).
+template <int MB>
+constexpr int n32c_stage() {  // bytes per warp and stage: W [8 rows][lane] uint2, x [XR][lane]
+  return 8 * 32 * 8 + (MB / 8) * 32 * 16;
+}
 template <int MB, int S>
-constexpr int n32c_smem() {  // per warp and stage: W [8 rows][lane] uint2, x [XR][lane] uint4
-  return kSlabWarps * S * (8 * 32 * 8 + (MB / 8) * 32 * 16);
+constexpr int n32c_smem() {
+  return kSlabWarps * S * n32c_stage<MB>();
 }
 template <int MB, int S>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     n32c(const __half *x, const __half *W, __half *y, int M, int N, int K) {
   constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;
-  constexpr int STAGE = 8 * 32 * 8 + XR * 32 * 16;  // bytes per warp and stage
+  constexpr int STAGE = n32c_stage<MB>();
   __shared__ float red[kSlabWarps][32][JS + 1];
   extern __shared__ __align__(16) unsigned char n32c_ring[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -341,9 +355,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   const size_t step = (size_t)kSlabWarps * kN32UnitK * N;
   const __half *w0 = W + (size_t)(warp * kN32UnitK + LR * t) * N + n;
   const __half *xp[XR];
-#pragma unroll
-  for (int r = 0; r < XR; ++r)
-    xp[r] = x + (size_t)min(g + 8 * r, M - 1) * K + warp * kN32UnitK + LR * t;
+  n32r_x_rows<XR>(x, M, K, xp);
   unsigned char *ring = n32c_ring + (size_t)warp * S * STAGE;
   const auto wslot = [&](int st, int row) {
     return reinterpret_cast<uint2 *>(ring + st * STAGE) + row * 32 + lane;
@@ -363,7 +375,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
                      : "memory");
 #pragma unroll
       for (int r = 0; r < XR; ++r)
-        n32u_cp16(xslot(st, r), xp[r] + (size_t)u * kSlabWarps * kN32UnitK + 8 * h2);
+        n32c_cp16(xslot(st, r), xp[r] + (size_t)u * kSlabWarps * kN32UnitK + 8 * h2);
     }
     cp_async_commit();
   };
