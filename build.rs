@@ -1,5 +1,14 @@
-//! Compiles cuda/*.cu with nvcc (through `cc`) into one static library linked with the static
-//! CUDA runtime, and turns cuda/kernels.h into Rust FFI with bindgen.
+//! Compiles the CUDA sources with nvcc (the compiler `cc` configures) into one static library
+//! linked with the static CUDA runtime, and turns the launcher headers into Rust FFI with
+//! bindgen.
+//!
+//! Incremental: each .cu file (cuda/*.cu, and cuda/<family>/*.cu for families in folders of
+//! their own) is compiled to its own object in OUT_DIR, with nvcc's dependency list beside it,
+//! and compiled again only when it, a header it includes, or the compile flags changed. So a
+//! change inside one family rebuilds that family's objects only (docs/perf-log.md, build times).
+//!
+//! Bindings: cuda/kernels.h (the shared interface) and every family's own public header,
+//! cuda/<family>/<family>.h.
 //!
 //! Environment:
 //!   ROOFLINE_CUDA_ARCHS  comma list of SASS targets (default "90a,80"); "90a" builds
@@ -29,8 +38,10 @@ fn main() {
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
+    // A folder makes cargo look at every file under it.
     println!("cargo:rerun-if-changed=cuda");
     println!("cargo:rerun-if-changed=src/toolkit.rs");
+    println!("cargo:rerun-if-changed=src/build_incremental.rs");
 
     embed_git_commit();
 
@@ -40,15 +51,8 @@ fn main() {
         std::process::exit(1);
     };
 
-    let mut sources: Vec<PathBuf> = std::fs::read_dir("cuda")
-        .expect("cuda/ folder")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
-        .collect();
-    sources.sort();
-    for entry in std::fs::read_dir("cuda").expect("cuda/ folder").flatten() {
-        println!("cargo:rerun-if-changed={}", entry.path().display());
-    }
+    let sources = cuda_sources();
+    let family_headers = family_headers();
 
     let archs = std::env::var("ROOFLINE_CUDA_ARCHS").unwrap_or_else(|_| "90a,80".into());
     // cc finds the CUDA compiler through $NVCC; point it at the toolkit we found.
@@ -78,8 +82,8 @@ fn main() {
     for a in &list {
         build.flag(format!("-gencode=arch=compute_{a},code=sm_{a}"));
     }
-    // The wgmma kernel (HGEMM v22) exists only in sm_90a code: the host dispatches to it only
-    // when this build carries that code.
+    // The wgmma kernels exist only in sm_90a code: the host dispatches to them only when this
+    // build carries that code.
     if list.contains(&"90a") {
         build.define("RL_SM90A", "1");
     }
@@ -94,7 +98,10 @@ fn main() {
         build.flag("-Xptxas=-v");
         build.warnings(true);
     }
-    build.files(&sources);
+
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let objects = incremental::compile_all(&build, &sources, &out_dir.join("cuda-objects"));
+    build.objects(&objects);
     build.compile("roofline_kernels");
 
     for dir in tk.lib_dirs() {
@@ -105,8 +112,11 @@ fn main() {
         println!("cargo:rustc-link-lib={lib}");
     }
 
-    let bindings = bindgen::Builder::default()
-        .header("cuda/kernels.h")
+    let mut bindgen = bindgen::Builder::default().header("cuda/kernels.h");
+    for h in &family_headers {
+        bindgen = bindgen.header(h.to_string_lossy());
+    }
+    let bindings = bindgen
         .allowlist_function("rl_.*")
         .layout_tests(false)
         .generate()
@@ -114,9 +124,46 @@ fn main() {
             eprintln!("roofline-lab: bindgen failed on cuda/kernels.h ({e}). bindgen needs libclang: run `bash scripts/setup.sh`.");
             std::process::exit(1);
         });
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("kernels.rs");
-    bindings.write_to_file(&out).expect("write bindings");
+    bindings
+        .write_to_file(out_dir.join("kernels.rs"))
+        .expect("write bindings");
 }
+
+/// Every .cu file: cuda/*.cu and cuda/<family>/*.cu, sorted.
+fn cuda_sources() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("cuda").expect("cuda/ folder").flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            for e in std::fs::read_dir(&p).expect("family folder").flatten() {
+                if e.path().extension().is_some_and(|x| x == "cu") {
+                    out.push(e.path());
+                }
+            }
+        } else if p.extension().is_some_and(|x| x == "cu") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The public launcher header of each family in a folder of its own: cuda/<f>/<f>.h.
+fn family_headers() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir("cuda")
+        .expect("cuda/ folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .map(|d| d.join(format!("{}.h", d.file_name().unwrap().to_string_lossy())))
+        .filter(|h| h.is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+#[path = "src/build_incremental.rs"]
+mod incremental;
 
 /// Records the commit the binary was built from (results files name it), with "-dirty" when
 /// tracked files had uncommitted changes.

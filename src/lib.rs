@@ -10,6 +10,7 @@ pub mod gpu;
 pub mod kernels;
 pub mod measure;
 pub mod plot;
+pub mod registry;
 pub mod results;
 pub mod roofline;
 pub mod session;

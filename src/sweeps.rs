@@ -3,14 +3,12 @@
 //! Ctrl-C leaves whole records behind.
 
 use crate::gpu::Gpu;
-use crate::kernels::copy::{CopyCase, ReadCase};
+use crate::kernels::copy::ReadCase;
 use crate::kernels::cublas_gemm::{CublasGemmCase, Dtype};
-use crate::kernels::elementwise::{ElementwiseCase, Op};
 use crate::kernels::gemm::HgemmCase;
 use crate::kernels::gemm_gelu::{GeluImpl, GemmGeluCase};
 use crate::kernels::gemv::{GemvCase, GemvImpl};
-use crate::kernels::layernorm::LayerNormCase;
-use crate::kernels::{elementwise, gemm, gemm_gelu, gemv, layernorm};
+use crate::kernels::{gemm, gemm_gelu, gemv};
 use crate::measure::{BenchCase, CacheMode, MeasureConfig, StopRule, TimingMode};
 use crate::session::Session;
 use anyhow::Result;
@@ -299,8 +297,6 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
             }
         }
         Sweep::Elementwise => {
-            let ev = elementwise::best();
-            let lv = layernorm::best();
             let mibs: &[u64] = if o.quick {
                 &[1, 16, 32, 256, 1024]
             } else {
@@ -312,34 +308,25 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
                 (CacheMode::Cold, TimingMode::Graph),
                 (CacheMode::Hot, TimingMode::Graph),
             ];
+            // Every registered family that joins this sweep, at each data size (the size of
+            // its main input: x for the row-wise kernels, at hidden 4096).
+            let points: Vec<_> = crate::registry::ALL
+                .iter()
+                .filter_map(|f| f.elementwise_point)
+                .collect();
             for &mib in mibs {
                 let bytes = mib << 20;
                 for &(c, t) in modes {
                     let cfg = o.cfg(c, t);
-                    push(
-                        &mut p,
-                        "elementwise",
-                        ElementwiseCase::new(Op::Relu, bytes / 2, ev, o.seed),
-                        cfg,
-                    );
-                    push(
-                        &mut p,
-                        "elementwise",
-                        ElementwiseCase::new(Op::Gelu(0), bytes / 2, ev, o.seed),
-                        cfg,
-                    );
-                    push(
-                        &mut p,
-                        "elementwise",
-                        LayerNormCase::new(bytes / 8192, 4096, lv, o.seed),
-                        cfg,
-                    );
-                    push(
-                        &mut p,
-                        "elementwise",
-                        CopyCase::new(bytes, CopyCase::best(), o.seed),
-                        cfg,
-                    );
+                    for point in &points {
+                        p.push(Planned {
+                            experiment: "elementwise",
+                            case: point(bytes, o.seed),
+                            cfg,
+                            relabel: None,
+                            group: 0,
+                        });
+                    }
                 }
             }
         }

@@ -178,12 +178,18 @@ bad_input! {
 
 // Names: kernels, implementations, variants, GELU forms.
 bad_input! {
-    unknown_kernel: ["bench", "softmax"] => ["softmax"];
+    unknown_kernel: ["bench", "softmax"] => ["softmax", "layernorm", "roofline list"];
+    bench_missing_family: ["bench"] => ["<FAMILY>"];
+    shape_flag_of_another_family: ["bench", "relu", "--m", "4"] => ["--m", "relu", "--elems"];
+    rows_flag_on_a_gemm: ["bench", "hgemm", "--rows", "4"] => ["--rows", "--m --n --k"];
+    gelu_on_a_family_without_one: ["bench", "relu", "--gelu", "erf"] => ["--gelu", "relu"];
+    impl_of_another_family: ["bench", "layernorm", "--impl", "cublas"] => ["--impl", "cublas", "ours"];
     unknown_top_level_command: ["benchmark"] => ["benchmark"];
     unknown_top_level_flag: ["--frobnicate", "info"] => ["--frobnicate"];
     unknown_bench_flag: ["bench", "copy", "--frobnicate"] => ["--frobnicate"];
-    gemm_impl_unknown: ["bench", "gemm", "--impl", "tensorrt"] => ["--impl", "tensorrt", "wmma"];
-    gemm_impl_one_of_list_unknown: ["bench", "gemm", "--impl", "wmma,bogus"] => ["--impl", "bogus"];
+    gemm_impl_unknown: ["bench", "gemm", "--impl", "tensorrt"] => ["--impl", "tensorrt", "ours", "cublas"];
+    gemm_impl_one_of_list_unknown: ["bench", "hgemm", "--impl", "ours,bogus"] => ["--impl", "bogus"];
+    gemm_impl_wmma_is_not_a_name: ["bench", "hgemm", "--impl", "wmma"] => ["--impl", "wmma", "ours"];
     gemm_impl_empty: ["bench", "gemm", "--impl", ""] => ["--impl"];
     gemm_gelu_impl_unknown: ["bench", "gemm-gelu", "--impl", "fused,bogus"] => ["--impl", "bogus", "plain", "cublaslt"];
     gemv_impl_unknown: ["bench", "gemv", "--impl", "wmma"] => ["--impl", "wmma", "ours"];
@@ -259,7 +265,9 @@ fn out_into_a_missing_folder() {
     let out = out.to_str().unwrap();
     for k in [
         "copy",
+        "hgemm",
         "gemm",
+        "gemm_bias_gelu",
         "gemm-gelu",
         "gemv",
         "relu",
@@ -393,6 +401,8 @@ fn help_and_version_exit_0() {
         &["bench", "--help"],
         &["bench", "gemm", "--help"],
         &["compare", "--help"],
+        &["list"],
+        &["list", "--json"],
         &["help", "sweep"],
     ] {
         let r = run(args);
@@ -410,6 +420,51 @@ fn help_and_version_exit_0() {
     for cmd in ["bench", "compare", "plot", "check", "sweep"] {
         assert!(h.stdout.contains(cmd), "--help lacks {cmd}:\n{}", h.stdout);
     }
+}
+
+/// `list --json` names every family and its variants, and every family it names is one that
+/// bench and check accept (a CPU test: the variant tables are compiled in).
+#[test]
+fn list_json_names_every_family_and_bench_and_check_take_each() {
+    let r = run(&["list", "--json"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("list --json is JSON");
+    let fams = v.as_array().expect("an array of families");
+    let names: Vec<&str> = fams.iter().map(|f| f["name"].as_str().unwrap()).collect();
+    for want in [
+        "copy",
+        "hgemm",
+        "gemm_bias_gelu",
+        "gemv",
+        "relu",
+        "gelu",
+        "layernorm",
+    ] {
+        assert!(names.contains(&want), "list lacks {want}: {names:?}");
+    }
+    for f in fams {
+        let name = f["name"].as_str().unwrap();
+        assert!(
+            !f["variants"].as_array().unwrap().is_empty(),
+            "{name}: no variants"
+        );
+        assert!(
+            !f["references"].as_array().unwrap().is_empty(),
+            "{name}: no reference"
+        );
+        assert!(
+            !f["dispatch"].as_array().unwrap().is_empty(),
+            "{name}: no dispatch table"
+        );
+        // A flag the family does not take is refused by name before any GPU work, so this
+        // shows that bench knows the family (an unknown one fails on its name instead).
+        let other = if name == "copy" { "--elems" } else { "--bytes" };
+        bad(&["bench", name, other, "64"], &[other, name]);
+        // check accepts the name: its only possible failure here is the missing GPU.
+        reaches_gpu(&["check", "--kernel", name, "--random", "0"]);
+    }
+    let text = run(&["list"]);
+    assert!(text.stdout.contains("best = v"), "{}", text.stdout);
 }
 
 #[test]
@@ -532,7 +587,9 @@ fn valid_arguments_reach_the_gpu() {
         &["bench", "relu", "--elems", "4099"],
         &["bench", "gelu", "--elems", "1", "--gelu", "erf"],
         &["bench", "layernorm", "--rows", "5", "--hidden", "1030"],
+        &["bench", "hgemm", "--k", "40"],
         &["check", "--kernel", "hgemm", "--random", "0"],
+        &["check", "--kernel", "layernorm,gelu", "--random", "1"],
         &["info"],
     ];
     for args in cases {

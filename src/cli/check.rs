@@ -1,9 +1,10 @@
 //! `roofline check`: the numerical check of every kernel and variant; non-zero exit on any
 //! failure.
 
-use crate::check::{self, CheckRow, FAMILIES};
-use crate::error::{usage, LabError};
+use crate::check::{self, CheckRow};
+use crate::error::LabError;
 use crate::gpu::Gpu;
+use crate::registry::{self, Family};
 use anyhow::Result;
 use clap::Args;
 use comfy_table::Table;
@@ -17,7 +18,7 @@ pub struct CheckArgs {
     /// Seed for the random shapes and inputs
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Families to check (default: all): hgemm, gemm_bias_gelu, gemv, elementwise, layernorm
+    /// Families to check (default: all; `roofline list` names them)
     #[arg(long, value_delimiter = ',')]
     pub kernel: Vec<String>,
     /// Print every case, not only a summary per family and the failures
@@ -25,27 +26,20 @@ pub struct CheckArgs {
     pub verbose: bool,
 }
 
-pub fn families(a: &CheckArgs) -> Result<Vec<&'static str>> {
+pub fn families(a: &CheckArgs) -> Result<Vec<&'static Family>> {
     if a.kernel.is_empty() {
-        return Ok(FAMILIES.to_vec());
+        return Ok(registry::ALL.to_vec());
     }
     a.kernel
         .iter()
-        .map(|k| {
-            FAMILIES.iter().copied().find(|f| f == k).ok_or_else(|| {
-                usage(format!(
-                    "--kernel '{k}': choose from {}",
-                    FAMILIES.join(", ")
-                ))
-            })
-        })
+        .map(|k| registry::get(k, "--kernel "))
         .collect()
 }
 
 /// Runs the check and returns its rows (used by `report` too).
 pub fn run_rows(
     gpu: &Gpu,
-    fams: &[&'static str],
+    fams: &[&'static Family],
     random: usize,
     seed: u64,
 ) -> Result<Vec<CheckRow>> {

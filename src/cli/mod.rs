@@ -6,6 +6,7 @@ mod ceilings;
 mod check;
 mod files;
 mod info;
+mod list;
 mod output;
 mod report;
 mod report_resume;
@@ -34,6 +35,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// List every kernel family: variants, references, implementations, what "best" runs
+    List(list::ListArgs),
     /// Show the GPU's properties, its datasheet ceilings and ridge point
     Info {
         /// Print JSON
@@ -43,7 +46,7 @@ pub enum Command {
     /// Measure (or show cached) ceilings: HBM, L2, Tensor Core, FP32, launch latency
     Ceilings(ceilings::CeilingsArgs),
     /// Time one kernel: verify, measure, place on the roofline
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// Run one of the article's sweeps
     Sweep(sweep::SweepArgs),
     /// Numerical check of every kernel and variant (fixed and random shapes)
@@ -70,6 +73,7 @@ pub fn run() -> Result<()> {
         crate::session::INJECT_FAULT.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     match cli.command {
+        Command::List(a) => list::run(&a),
         Command::Info { json } => info::run(cli.device, json),
         Command::Ceilings(a) => ceilings::run(cli.device, &a),
         Command::Bench(a) => bench::run(cli.device, &a),

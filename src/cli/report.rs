@@ -3,7 +3,7 @@
 
 use super::check as check_cli;
 use super::report_resume as resume;
-use crate::check::{CheckRow, FAMILIES};
+use crate::check::CheckRow;
 use crate::gpu::Gpu;
 use crate::results::{render_report, write_atomic};
 use crate::roofline::probe;
@@ -120,7 +120,7 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
     let rows = if s.is_interrupted() {
         Vec::new()
     } else {
-        check_cli::run_rows(&s.gpu, &FAMILIES, random, a.seed)?
+        check_cli::run_rows(&s.gpu, crate::registry::ALL, random, a.seed)?
     };
 
     let results = s.results();

@@ -1,13 +1,17 @@
 //! Memory-ceiling kernels as BenchCases: device copy, one read, repeated L2 read, and the
 //! empty kernel (the launch-latency floor).
 
+use crate::error::usage;
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
+use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, ComputeUnit, Work};
+use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
+use rand::Rng;
 
 fn shape_bytes(bytes: u64) -> Shape {
     Shape::Bytes { bytes }
@@ -316,3 +320,63 @@ impl BenchCase for EmptyCase {
         })
     }
 }
+
+fn bytes_of(s: &Shape) -> u64 {
+    match *s {
+        Shape::Bytes { bytes } => bytes,
+        _ => unreachable!("copy was given the shape {}", s.label()),
+    }
+}
+
+pub const FAMILY: Family = Family {
+    name: "copy",
+    aliases: &[],
+    summary: "device-to-device copy: the kernel of the measured HBM ceiling",
+    shape: ShapeKind::Bytes { bytes: 1 << 30 },
+    references: &["its own input (bit for bit)"],
+    tolerance: Tolerance::EXACT,
+    impls: &["ours"],
+    default_impls: &["ours"],
+    library: "",
+    takes_gelu: false,
+    variants: CopyCase::variants,
+    best: CopyCase::best,
+    dispatch: &[Dispatch {
+        shapes: "every size",
+        runs: "v3: one block per chunk of 16-byte vectors",
+        why: "the fastest copy measured on the H200",
+    }],
+    work: |s| work::copy(bytes_of(s)),
+    // Even sizes only: the copy moves fp16 elements.
+    check_shapes: || {
+        [2u64, 14, 18, 4098, (8 << 20) + 6]
+            .into_iter()
+            .map(|bytes| Shape::Bytes { bytes })
+            .collect()
+    },
+    random_shape: |rng| Shape::Bytes {
+        bytes: 2 * rng.gen_range(1..=1u64 << 21),
+    },
+    check_cases: |s, vs, pick| {
+        let b = bytes_of(s);
+        let seed = match pick {
+            CheckPick::Fixed => b,
+            CheckPick::Random { seed, .. } => seed,
+        };
+        vs.iter()
+            .map(|&v| Box::new(CopyCase::new(b, v, seed)) as _)
+            .collect()
+    },
+    bench_cases: |r| {
+        let b = bytes_of(&r.shape);
+        if !b.is_multiple_of(2) {
+            return Err(usage("--bytes must be even (the copy moves fp16 elements)"));
+        }
+        Ok(r.variants
+            .iter()
+            .map(|&v| Box::new(CopyCase::new(b, v, r.seed)) as _)
+            .collect())
+    },
+    sweeps: &["elementwise"],
+    elementwise_point: Some(|bytes, seed| Box::new(CopyCase::new(bytes, CopyCase::best(), seed))),
+};

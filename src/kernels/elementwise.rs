@@ -3,11 +3,14 @@
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
+use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use crate::verify::{compare, reference, Tolerance};
 use anyhow::Result;
 use half::f16;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 
 /// The variant "best" means: v4 (one block per chunk, like the fastest copy); see
 /// docs/perf-log.md.
@@ -153,3 +156,119 @@ impl BenchCase for ElementwiseCase {
         })
     }
 }
+
+fn elems_of(s: &Shape) -> u64 {
+    match *s {
+        Shape::Elems { elems } => elems,
+        _ => unreachable!("an elementwise family was given the shape {}", s.label()),
+    }
+}
+
+/// Fixed sizes: one element, sizes below and across the 16-byte vector, and a large odd one.
+fn check_sizes() -> Vec<Shape> {
+    [1u64, 7, 9, 4099, (1 << 22) + 3]
+        .into_iter()
+        .map(|elems| Shape::Elems { elems })
+        .collect()
+}
+
+fn random_size(rng: &mut ChaCha8Rng) -> Shape {
+    let elems = if rng.gen_bool(0.5) {
+        rng.gen_range(1..=4096)
+    } else {
+        rng.gen_range(1..=1 << 22)
+    };
+    Shape::Elems { elems }
+}
+
+const DISPATCH: &[Dispatch] = &[Dispatch {
+    shapes: "every size",
+    runs: "v4: one block per chunk of 16-byte vectors, scalar tail",
+    why: "as the fastest copy: 95-99% of copy bandwidth from 16 MiB up",
+}];
+
+pub const RELU: Family = Family {
+    name: "relu",
+    aliases: &[],
+    summary: "ReLU over fp16 elements",
+    shape: ShapeKind::Elems { elems: 1 << 29 },
+    references: &["float64 CPU"],
+    tolerance: Tolerance::ELEMENTWISE,
+    impls: &["ours"],
+    default_impls: &["ours"],
+    library: "",
+    takes_gelu: false,
+    variants,
+    best,
+    dispatch: DISPATCH,
+    work: |s| work::relu(elems_of(s)),
+    check_shapes: check_sizes,
+    random_shape: random_size,
+    check_cases: |s, vs, pick| {
+        let n = elems_of(s);
+        let seed = match pick {
+            CheckPick::Fixed => n,
+            CheckPick::Random { seed, .. } => seed,
+        };
+        vs.iter()
+            .map(|&v| Box::new(ElementwiseCase::new(Op::Relu, n, v, seed)) as _)
+            .collect()
+    },
+    bench_cases: |r| {
+        let n = elems_of(&r.shape);
+        Ok(r.variants
+            .iter()
+            .map(|&v| Box::new(ElementwiseCase::new(Op::Relu, n, v, r.seed)) as _)
+            .collect())
+    },
+    sweeps: &["elementwise"],
+    elementwise_point: Some(|bytes, seed| {
+        Box::new(ElementwiseCase::new(Op::Relu, bytes / 2, best(), seed))
+    }),
+};
+
+pub const GELU: Family = Family {
+    name: "gelu",
+    aliases: &[],
+    summary: "GELU over fp16 elements, tanh or erf form (records: gelu, gelu_erf)",
+    shape: ShapeKind::Elems { elems: 1 << 29 },
+    references: &["float64 CPU"],
+    tolerance: Tolerance::ELEMENTWISE,
+    impls: &["ours"],
+    default_impls: &["ours"],
+    library: "",
+    takes_gelu: true,
+    variants,
+    best,
+    dispatch: DISPATCH,
+    work: |s| work::gelu(elems_of(s)),
+    check_shapes: check_sizes,
+    random_shape: random_size,
+    check_cases: |s, vs, pick| {
+        let n = elems_of(s);
+        match pick {
+            CheckPick::Fixed => [0, 1]
+                .into_iter()
+                .flat_map(|kind| {
+                    vs.iter()
+                        .map(move |&v| Box::new(ElementwiseCase::new(Op::Gelu(kind), n, v, n)) as _)
+                })
+                .collect(),
+            CheckPick::Random { i, seed } => {
+                let op = Op::Gelu((i % 2) as i32);
+                vec![Box::new(ElementwiseCase::new(op, n, vs[0], seed))]
+            }
+        }
+    },
+    bench_cases: |r| {
+        let n = elems_of(&r.shape);
+        Ok(r.variants
+            .iter()
+            .map(|&v| Box::new(ElementwiseCase::new(Op::Gelu(r.gelu), n, v, r.seed)) as _)
+            .collect())
+    },
+    sweeps: &["elementwise"],
+    elementwise_point: Some(|bytes, seed| {
+        Box::new(ElementwiseCase::new(Op::Gelu(0), bytes / 2, best(), seed))
+    }),
+};

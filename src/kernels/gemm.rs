@@ -1,14 +1,18 @@
 //! Our Tensor Core HGEMM (WMMA, cuda/hgemm.cu) as a BenchCase, checked against a float64
 //! CPU reference and cuBLAS.
 
-use super::cublas_gemm::{gemm_row_major, gemm_shape, Dtype, GemmSet};
+use super::cublas_gemm::{gemm_row_major, gemm_shape, CublasGemmCase, Dtype, GemmSet};
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
+use crate::registry::{random_dim, CheckPick, Dispatch, Family, ShapeKind};
+use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use crate::verify::gemm as check;
+use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
+use rand_chacha::ChaCha8Rng;
 
 /// The variant "best" means: v27: the GEMV's slab kernels at M <= 16 (2..8 rows in GEMV v14's
 /// issue-first loop); 17..64 rows on a 64x64 wgmma tile with K split over a cluster of 1-4
@@ -146,3 +150,115 @@ impl BenchCase for HgemmCase {
         Ok(check::both(cpu, lib))
     }
 }
+
+/// (m, n, k) of a GEMM-kind shape. The registry hands a family only shapes of its own kind
+/// (its CPU test checks that), so another kind here is a bug in the caller.
+pub fn dims(s: &Shape) -> (u64, u64, u64) {
+    match *s {
+        Shape::Gemm { m, n, k } => (m, n, k),
+        _ => unreachable!("a GEMM family was given the shape {}", s.label()),
+    }
+}
+
+/// Fixed GEMM check shapes: 1x1x1, primes, off-tile, N/K not multiples of 8, large.
+pub const CHECK_SHAPES: &[(u64, u64, u64)] = &[
+    (1, 1, 1),
+    (127, 257, 129),
+    (33, 17, 5),
+    (129, 7, 33),
+    (257, 263, 269),
+    (128, 128, 128),
+    (255, 264, 72),
+    (16, 4096, 4096),
+    (1000, 1000, 1000),
+    (2048, 2048, 2048),
+];
+
+/// A random GEMM check shape (every dimension up to 320, half of them below 64).
+pub fn random_gemm_shape(rng: &mut ChaCha8Rng) -> Shape {
+    let (m, n, k) = (
+        random_dim(rng, 320),
+        random_dim(rng, 320),
+        random_dim(rng, 320),
+    );
+    Shape::Gemm { m, n, k }
+}
+
+pub const FAMILY: Family = Family {
+    name: "hgemm",
+    aliases: &["gemm"],
+    summary: "Tensor Core HGEMM C = A.B (row-major fp16, fp32 accumulation): ours and cuBLAS",
+    shape: ShapeKind::Gemm {
+        m: 4096,
+        n: 4096,
+        k: 4096,
+    },
+    references: &["cuBLAS (same inputs)", "float64 CPU (sampled rows)"],
+    tolerance: Tolerance::GEMM,
+    impls: &["ours", "cublas"],
+    default_impls: &["ours", "cublas"],
+    library: "cublas",
+    takes_gelu: false,
+    variants,
+    best,
+    dispatch: &[
+        Dispatch {
+            shapes: "M <= 16",
+            runs: "the GEMV family's slab kernels (GEMV v19's paths)",
+            why: "a 16-row tile would leave most of a tensor-core tile empty; W is read once",
+        },
+        Dispatch {
+            shapes: "17 <= M <= 64",
+            runs: "64x64 wgmma tile, K split over a cluster of 1-4 CTAs (sm_90a)",
+            why: "fills the GPU in one wave where a whole-K tile would use a few SMs",
+        },
+        Dispatch {
+            shapes: "65 <= M <= 512",
+            runs: "128x64 wgmma tile over all of K, fed by TMA (sm_90a)",
+            why: "measured faster than WMMA split-K at mid M (report Z)",
+        },
+        Dispatch {
+            shapes: "larger M",
+            runs: "WMMA 256x128 / 128x256 tile; whole-tile shapes on the unrolled lean loop",
+            why: "the fastest WMMA tile at large grids (0.6x cuBLAS at 4096^3)",
+        },
+    ],
+    work: |s| {
+        let (m, n, k) = dims(s);
+        work::gemm(m, n, k)
+    },
+    check_shapes: || {
+        CHECK_SHAPES
+            .iter()
+            .map(|&(m, n, k)| Shape::Gemm { m, n, k })
+            .collect()
+    },
+    random_shape: random_gemm_shape,
+    check_cases: |s, vs, pick| {
+        let (m, n, k) = dims(s);
+        let seed = match pick {
+            CheckPick::Fixed => m + n,
+            CheckPick::Random { seed, .. } => seed,
+        };
+        vs.iter()
+            .map(|&v| Box::new(HgemmCase::new(m, n, k, v, seed)) as Box<dyn BenchCase>)
+            .collect()
+    },
+    bench_cases: |r| {
+        let (m, n, k) = dims(&r.shape);
+        let mut out: Vec<Box<dyn BenchCase>> = Vec::new();
+        for imp in &r.impls {
+            match imp.as_str() {
+                "cublas" => out.push(Box::new(CublasGemmCase::new(m, n, k, Dtype::F16, r.seed))),
+                _ => {
+                    for &v in &r.variants {
+                        out.push(Box::new(HgemmCase::new(m, n, k, v, r.seed)));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    },
+    sweeps: &["square", "fusion"],
+    elementwise_point: None,
+};

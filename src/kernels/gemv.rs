@@ -1,14 +1,20 @@
 //! Decode GEMV / small-M GEMM y[M x N] = x[M x K] . W[K x N] (cuda/gemv.cu) beside cuBLAS,
 //! checked against float64 CPU and cuBLAS.
 
+use super::copy::ReadCase;
 use super::cublas_gemm::{gemm_row_major, gemm_shape, Dtype};
+use crate::error::usage;
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
+use crate::registry::{random_dim, CheckPick, Dispatch, Family, ShapeKind};
+use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use crate::verify::gemm as check;
+use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
+use rand::Rng;
 
 /// The variant "best" means: v19, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
 /// (1, 2) clusters pushing their partial sums into the peer's shared memory) with 2..8 rows in
@@ -168,3 +174,96 @@ impl BenchCase for GemvCase {
         Ok(check::both(cpu, lib))
     }
 }
+
+pub const FAMILY: Family = Family {
+    name: "gemv",
+    aliases: &[],
+    summary: "decode GEMV / small-M GEMM y = x.W (fp16, fp32 accumulation): ours, cuBLAS, and \
+              a plain read of W (the floor)",
+    shape: ShapeKind::Gemm {
+        m: 1,
+        n: 4096,
+        k: 4096,
+    },
+    references: &["cuBLAS (same inputs)", "float64 CPU (sampled rows)"],
+    tolerance: Tolerance::GEMM,
+    impls: &["ours", "cublas", "read"],
+    default_impls: &["ours", "cublas"],
+    library: "cublas",
+    takes_gelu: false,
+    variants,
+    best,
+    dispatch: &[
+        Dispatch {
+            shapes: "1 row",
+            runs: "one-row TMA slabs over all of K in a cluster staging x first (v15's path)",
+            why: "W streamed once at the read floor; x staged once per cluster",
+        },
+        Dispatch {
+            shapes: "2..16 rows, K % 64 == 0, x 16-byte aligned",
+            runs: "32-column slabs over all of K, 16 warps, no cluster (v18/v19)",
+            why: "no exchange of partial sums; within 5-8% of a plain read of W",
+        },
+        Dispatch {
+            shapes: "other shapes",
+            runs: "the TMA slabs with K split over a cluster (v17's paths)",
+            why: "correct for any K and alignment, near the read floor",
+        },
+    ],
+    work: |s| {
+        let (m, n, k) = super::gemm::dims(s);
+        work::gemv(m, n, k)
+    },
+    check_shapes: || {
+        [
+            (1, 4096, 4096),
+            (16, 8192, 8192),
+            (1, 1, 1),
+            (5, 7, 9),
+            (3, 4100, 4097),
+            (17, 520, 777),
+        ]
+        .into_iter()
+        .map(|(m, n, k)| Shape::Gemm { m, n, k })
+        .collect()
+    },
+    random_shape: |rng| Shape::Gemm {
+        m: rng.gen_range(1..=20),
+        n: random_dim(rng, 5000),
+        k: random_dim(rng, 5000),
+    },
+    check_cases: |s, vs, pick| {
+        let (m, n, k) = super::gemm::dims(s);
+        let seed = match pick {
+            CheckPick::Fixed => n + k,
+            CheckPick::Random { seed, .. } => seed,
+        };
+        vs.iter()
+            .map(|&v| Box::new(GemvCase::new(m, n, k, GemvImpl::Ours(v), seed)) as _)
+            .collect()
+    },
+    bench_cases: |r| {
+        let (m, n, k) = super::gemm::dims(&r.shape);
+        let mut out: Vec<Box<dyn BenchCase>> = Vec::new();
+        if r.impls.iter().any(|i| i == "read") {
+            if 2 * k * n < 16 {
+                return Err(usage(format!(
+                    "--impl read needs W of at least 16 bytes (N x K >= 8), got {n} x {k}"
+                )));
+            }
+            out.push(Box::new(ReadCase::new(2 * k * n, r.seed)));
+        }
+        for imp in r.impls.iter().filter(|i| *i != "read") {
+            let imps: Vec<GemvImpl> = match imp.as_str() {
+                "cublas" => vec![GemvImpl::Cublas],
+                _ => r.variants.iter().map(|&v| GemvImpl::Ours(v)).collect(),
+            };
+            for i in imps {
+                out.push(Box::new(GemvCase::new(m, n, k, i, r.seed)));
+            }
+        }
+        Ok(out)
+    },
+    sweeps: &["decode"],
+    elementwise_point: None,
+};

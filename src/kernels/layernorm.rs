@@ -3,11 +3,14 @@
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
+use crate::registry::{random_dim, CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use crate::verify::{compare, reference, Tolerance};
 use anyhow::Result;
 use half::f16;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 
 pub const EPS: f32 = 1e-5;
 /// Rows checked against float64 at most (evenly spread beyond that).
@@ -169,3 +172,87 @@ impl BenchCase for LayerNormCase {
         })
     }
 }
+
+/// (rows, hidden) of a row-kind shape; the registry hands a family only its own kind.
+pub fn rows_of(s: &Shape) -> (u64, u64) {
+    match *s {
+        Shape::Rows { rows, hidden } => (rows, hidden),
+        _ => unreachable!("a row-wise family was given the shape {}", s.label()),
+    }
+}
+
+/// Fixed row shapes for the row-wise families: one element, hidden sizes below, at and off
+/// the vector width and the register path's limits (768 ... 16384, 16385).
+pub fn check_rows() -> Vec<Shape> {
+    [
+        (1, 1),
+        (3, 7),
+        (5, 768),
+        (2, 1030),
+        (64, 4096),
+        (9, 4099),
+        (2, 16384),
+        (1, 16385),
+    ]
+    .into_iter()
+    .map(|(rows, hidden)| Shape::Rows { rows, hidden })
+    .collect()
+}
+
+pub fn random_rows(rng: &mut ChaCha8Rng) -> Shape {
+    Shape::Rows {
+        rows: rng.gen_range(1..=64),
+        hidden: random_dim(rng, 16384),
+    }
+}
+
+pub const FAMILY: Family = Family {
+    name: "layernorm",
+    aliases: &[],
+    summary: "LayerNorm forward over rows (fp16 in/out, fp32 statistics)",
+    shape: ShapeKind::Rows {
+        rows: 32768,
+        hidden: 4096,
+    },
+    references: &["float64 CPU (up to 512 sampled rows)"],
+    tolerance: Tolerance::LAYERNORM,
+    impls: &["ours"],
+    default_impls: &["ours"],
+    library: "",
+    takes_gelu: false,
+    variants,
+    best,
+    dispatch: &[Dispatch {
+        shapes: "every shape (sm_90); v4 below compute capability 9.0",
+        runs: "v6: the row in registers, 16-byte vectors, programmatic dependent launch",
+        why: "one pass over HBM; the next launch's blocks wait resident while one drains",
+    }],
+    work: |s| {
+        let (r, h) = rows_of(s);
+        work::layernorm(r, h)
+    },
+    check_shapes: check_rows,
+    random_shape: random_rows,
+    check_cases: |s, vs, pick| {
+        let (r, h) = rows_of(s);
+        let seed = match pick {
+            CheckPick::Fixed => r + h,
+            CheckPick::Random { seed, .. } => seed,
+        };
+        vs.iter()
+            .map(|&v| Box::new(LayerNormCase::new(r, h, v, seed)) as _)
+            .collect()
+    },
+    bench_cases: |req| {
+        let (r, h) = rows_of(&req.shape);
+        Ok(req
+            .variants
+            .iter()
+            .map(|&v| Box::new(LayerNormCase::new(r, h, v, req.seed)) as _)
+            .collect())
+    },
+    sweeps: &["elementwise"],
+    elementwise_point: Some(|bytes, seed| {
+        Box::new(LayerNormCase::new(bytes / 8192, 4096, best(), seed))
+    }),
+};

@@ -1,6 +1,7 @@
 //! Safe wrappers over the C launchers, one module per kernel family, each exposing
-//! BenchCases for the measurement engine. `unsafe` is confined to the launch calls, whose
-//! pointer arguments come from DevBufs sized by the same module.
+//! BenchCases for the measurement engine and its registry entry (`FAMILY`). `unsafe` is
+//! confined to the launch calls, whose pointer arguments come from DevBufs sized by the same
+//! module.
 
 pub mod copy;
 pub mod cublas_gemm;
@@ -12,3 +13,17 @@ pub mod gemv;
 pub mod layernorm;
 pub mod peak;
 pub mod variants;
+
+use crate::registry::Family;
+
+/// The registry (crate::registry::ALL): every kernel family, in the order `list`, `check`
+/// and the report show them.
+pub const FAMILIES: &[&Family] = &[
+    &copy::FAMILY,
+    &gemm::FAMILY,
+    &gemm_gelu::FAMILY,
+    &gemv::FAMILY,
+    &elementwise::RELU,
+    &elementwise::GELU,
+    &layernorm::FAMILY,
+];

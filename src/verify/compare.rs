@@ -27,6 +27,12 @@ impl Tolerance {
         atol_rms: 1e-3,
     };
     /// LayerNorm: fp32 statistics, one fp16 rounding of a normalised value.
+    /// Bit-exact kernels (copies): any difference fails.
+    pub const EXACT: Tolerance = Tolerance {
+        rel_fro: 0.0,
+        rtol: 0.0,
+        atol_rms: 0.0,
+    };
     pub const LAYERNORM: Tolerance = Tolerance {
         rel_fro: 3e-3,
         rtol: 4e-3,

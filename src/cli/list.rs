@@ -1,0 +1,123 @@
+//! `roofline list [--json]`: every registered kernel family, its variants, references and
+//! what "best" runs where. Needs no GPU (the variant tables are compiled into the binary).
+
+use crate::registry::{self, Family};
+use anyhow::Result;
+use clap::Args;
+use comfy_table::Table;
+use serde::Serialize;
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct VariantOut {
+    id: u32,
+    name: String,
+    summary: String,
+}
+
+#[derive(Serialize)]
+struct DispatchOut {
+    shapes: &'static str,
+    runs: &'static str,
+    why: &'static str,
+}
+
+#[derive(Serialize)]
+struct FamilyOut {
+    name: &'static str,
+    aliases: &'static [&'static str],
+    summary: &'static str,
+    shape_flags: &'static [&'static str],
+    default_shape: String,
+    references: &'static [&'static str],
+    tolerance_rel_fro: f64,
+    impls: &'static [&'static str],
+    default_impls: &'static [&'static str],
+    best: String,
+    dispatch: Vec<DispatchOut>,
+    sweeps: &'static [&'static str],
+    variants: Vec<VariantOut>,
+}
+
+fn describe(f: &Family) -> FamilyOut {
+    FamilyOut {
+        name: f.name,
+        aliases: f.aliases,
+        summary: f.summary,
+        shape_flags: f.shape.flags(),
+        default_shape: f.shape.default_shape().label(),
+        references: f.references,
+        tolerance_rel_fro: f.tolerance.rel_fro,
+        impls: f.impls,
+        default_impls: f.default_impls,
+        best: format!("v{}", (f.best)()),
+        dispatch: f
+            .dispatch
+            .iter()
+            .map(|d| DispatchOut {
+                shapes: d.shapes,
+                runs: d.runs,
+                why: d.why,
+            })
+            .collect(),
+        sweeps: f.sweeps,
+        variants: (f.variants)()
+            .into_iter()
+            .map(|(id, summary)| VariantOut {
+                id,
+                name: format!("v{id}"),
+                summary,
+            })
+            .collect(),
+    }
+}
+
+fn render(f: &FamilyOut) -> String {
+    let mut out = format!("{}: {}\n", f.name, f.summary);
+    if !f.aliases.is_empty() {
+        out += &format!("  also accepted by bench as: {}\n", f.aliases.join(", "));
+    }
+    out += &format!(
+        "  shape: {} (default {})\n  references: {}\n  impls: {} (default {})\n",
+        f.shape_flags.join(" "),
+        f.default_shape,
+        f.references.join("; "),
+        f.impls.join(", "),
+        f.default_impls.join(", ")
+    );
+    if !f.sweeps.is_empty() {
+        out += &format!("  sweeps: {}\n", f.sweeps.join(", "));
+    }
+    out += &format!("  best = {}:\n", f.best);
+    for d in &f.dispatch {
+        out += &format!("    {}: {} ({})\n", d.shapes, d.runs, d.why);
+    }
+    let mut t = Table::new();
+    t.load_preset(comfy_table::presets::NOTHING);
+    for v in &f.variants {
+        t.add_row(vec![format!("    {}", v.name), v.summary.clone()]);
+    }
+    out += &format!("  variants:\n{t}\n");
+    out
+}
+
+pub fn run(a: &ListArgs) -> Result<()> {
+    let fams: Vec<FamilyOut> = registry::ALL.iter().map(|f| describe(f)).collect();
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&fams)?);
+    } else {
+        for f in &fams {
+            println!("{}", render(f));
+        }
+        println!(
+            "bench any of them: roofline bench <family> [shape flags] [--impl ...] [--variant ...]"
+        );
+    }
+    Ok(())
+}
