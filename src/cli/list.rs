@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::Args;
 use comfy_table::Table;
 use serde::Serialize;
+use std::io::Write;
 
 #[derive(Args, Debug)]
 pub struct ListArgs {
@@ -69,10 +70,17 @@ fn describe(f: &Family) -> FamilyOut {
         sweeps: f.sweeps,
         variants: (f.variants)()
             .into_iter()
-            .map(|(id, summary)| VariantOut {
-                id,
-                name: format!("v{id}"),
-                summary,
+            .map(|(id, name)| {
+                // The C tables' names start with their own number ("v3: ...", "v3 ...").
+                let summary = name
+                    .strip_prefix(&format!("v{id}"))
+                    .map_or(name.as_str(), |s| s.trim_start_matches(':').trim_start())
+                    .to_string();
+                VariantOut {
+                    id,
+                    name: format!("v{id}"),
+                    summary,
+                }
             })
             .collect(),
     }
@@ -109,15 +117,17 @@ fn render(f: &FamilyOut) -> String {
 
 pub fn run(a: &ListArgs) -> Result<()> {
     let fams: Vec<FamilyOut> = registry::ALL.iter().map(|f| describe(f)).collect();
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&fams)?);
+    let text = if a.json {
+        serde_json::to_string_pretty(&fams)? + "\n"
     } else {
-        for f in &fams {
-            println!("{}", render(f));
-        }
-        println!(
-            "bench any of them: roofline bench <family> [shape flags] [--impl ...] [--variant ...]"
-        );
+        let mut t: String = fams.iter().map(|f| render(f) + "\n").collect();
+        t += "bench any of them: roofline bench <family> [shape flags] [--impl ...] [--variant ...]\n";
+        t
+    };
+    // `roofline list | head` closes the pipe early: that is not an error.
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
     }
-    Ok(())
 }
