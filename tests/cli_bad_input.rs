@@ -178,12 +178,14 @@ bad_input! {
 
 // Names: kernels, implementations, variants, GELU forms.
 bad_input! {
-    unknown_kernel: ["bench", "softmax"] => ["softmax", "layernorm", "roofline list"];
+    unknown_kernel: ["bench", "softmax"] => ["softmax", "add_rmsnorm", "roofline list"];
     bench_missing_family: ["bench"] => ["<FAMILY>"];
     shape_flag_of_another_family: ["bench", "relu", "--m", "4"] => ["--m", "relu", "--elems"];
     rows_flag_on_a_gemm: ["bench", "hgemm", "--rows", "4"] => ["--rows", "--m --n --k"];
     gelu_on_a_family_without_one: ["bench", "relu", "--gelu", "erf"] => ["--gelu", "relu"];
     impl_of_another_family: ["bench", "layernorm", "--impl", "cublas"] => ["--impl", "cublas", "ours"];
+    add_rmsnorm_rows_zero: ["bench", "add_rmsnorm", "--rows", "0"] => ["--rows", "at least 1"];
+    add_rmsnorm_variant_v99: ["bench", "add_rmsnorm", "--variant", "v99"] => ["variant", "v99", "v1"];
     unknown_top_level_command: ["benchmark"] => ["benchmark"];
     unknown_top_level_flag: ["--frobnicate", "info"] => ["--frobnicate"];
     unknown_bench_flag: ["bench", "copy", "--frobnicate"] => ["--frobnicate"];
@@ -273,6 +275,7 @@ fn out_into_a_missing_folder() {
         "relu",
         "gelu",
         "layernorm",
+        "add_rmsnorm",
     ] {
         bad(&["bench", k, "--out", out], &["--out", "does not exist"]);
     }
@@ -439,6 +442,7 @@ fn list_json_names_every_family_and_bench_and_check_take_each() {
         "relu",
         "gelu",
         "layernorm",
+        "add_rmsnorm",
     ] {
         assert!(names.contains(&want), "list lacks {want}: {names:?}");
     }
@@ -587,9 +591,10 @@ fn valid_arguments_reach_the_gpu() {
         &["bench", "relu", "--elems", "4099"],
         &["bench", "gelu", "--elems", "1", "--gelu", "erf"],
         &["bench", "layernorm", "--rows", "5", "--hidden", "1030"],
+        &["bench", "add_rmsnorm", "--rows", "3", "--hidden", "4099"],
         &["bench", "hgemm", "--k", "40"],
         &["check", "--kernel", "hgemm", "--random", "0"],
-        &["check", "--kernel", "layernorm,gelu", "--random", "1"],
+        &["check", "--kernel", "add_rmsnorm,gelu", "--random", "1"],
         &["info"],
     ];
     for args in cases {

@@ -3,6 +3,7 @@
 //! confined to the launch calls, whose pointer arguments come from DevBufs sized by the same
 //! module.
 
+pub mod add_rmsnorm;
 pub mod copy;
 pub mod cublas_gemm;
 pub mod cublaslt;
@@ -26,4 +27,5 @@ pub const FAMILIES: &[&Family] = &[
     &elementwise::RELU,
     &elementwise::GELU,
     &layernorm::FAMILY,
+    &add_rmsnorm::FAMILY,
 ];
