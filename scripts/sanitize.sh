@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over every kernel family and
-# every variant of ours, at small odd shapes, on the GPU machine (no cargo there: it runs the
-# bundle, see scripts/bundle.sh). Only our implementations are launched (--impl ours / wmma /
-# fused,unfused); cuBLAS runs only as the verification reference under memcheck and initcheck
-# (racecheck and synccheck run with --no-verify, so no library kernel is judged there).
+# compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over every registered kernel
+# family and every variant of ours, at the family's own small check shapes (from
+# `roofline list --json`), plus hand-picked runs for paths that open only at larger shapes, on
+# the GPU machine (no cargo there: it runs the bundle, see scripts/bundle.sh). Only our
+# implementations are launched (the family's our_impls); cuBLAS runs only as the verification
+# reference under memcheck and initcheck (racecheck and synccheck run with --no-verify, so no
+# library kernel is judged there).
 #
 # Usage:  scripts/sanitize.sh            (from anywhere; logs go to ${OUT:-sanitizer-out})
 # Env:    ROOFLINE_BIN        the binary (default bundle/roofline, else target/release/roofline)
@@ -67,25 +69,23 @@ if ! "$B" ceilings >"$OUT/ceilings.log" 2>&1; then
   die "roofline ceilings failed (see $OUT/ceilings.log): no GPU, or the bundle does not run here"
 fi
 
-# ---- copy has no --variant all: read its variants from the error listing them (no GPU)
-copy_variants=$("$B" bench copy --variant __list__ 2>&1 | grep -Eo '\bv[0-9]+\b' | sort -uV | tr '\n' ' ')
-[ -n "$copy_variants" ] || die "could not list the copy variants"
-
-# ---- the runs: one bench per line, our implementations only, every variant, odd shapes
+# ---- the runs: one bench per line, our implementations only, every variant.
+# First every registered family at each of its check shapes up to SMALL_BYTES of work-model
+# traffic (the small, odd ones), read from the registry; then the hand-picked larger shapes.
 MIN="--hot --min-samples 1 --max-samples 2 --min-time-ms 0 --warmup-ms 0 --max-time-ms 1000"
+SMALL_BYTES=${SANITIZE_SMALL_BYTES:-4194304}
+mapfile -t REGISTRY_RUNS < <("$B" list --json | python3 -c '
+import json, sys
+for f in json.load(sys.stdin):
+    for s in f["check_shapes"]:
+        if s["bytes"] <= float(sys.argv[1]):
+            print("bench %s --impl %s --variant all %s" % (f["name"], ",".join(f["our_impls"]), s["flags"]))
+' "$SMALL_BYTES")
+[ "${#REGISTRY_RUNS[@]}" -gt 0 ] || die "could not read the families from roofline list --json"
 RUNS=(
-  "bench gemm --impl wmma --variant all --m 33 --n 17 --k 40"
-  "bench gemm --impl wmma --variant all --m 129 --n 264 --k 72"
-  "bench gemm-gelu --impl fused,unfused --variant all --m 33 --n 17 --k 40"
-  "bench gemm-gelu --impl fused,unfused --variant all --m 129 --n 264 --k 72"
-  "bench gemm-gelu --impl fused,unfused --variant all --m 33 --n 17 --k 40 --gelu erf"
-  "bench gemv --impl ours --variant all --m 3 --n 520 --k 777"
-  "bench gemv --impl ours --variant all --m 1 --n 4096 --k 4096"
-  "bench relu --variant all --elems 4099"
-  "bench gelu --variant all --elems 4099"
+  "${REGISTRY_RUNS[@]}"
   "bench gelu --variant all --elems 4099 --gelu erf"
-  "bench layernorm --variant all --rows 5 --hidden 1030"
-  "bench layernorm --variant all --rows 3 --hidden 4096"
+  "bench gemm_bias_gelu --impl fused,unfused --variant all --m 33 --n 17 --k 40 --gelu erf"
   "bench layernorm --variant 4 --rows 5 --hidden 2056"
   # the paths that only open at larger shapes: GEMV v8's tensor-core slabs and v9's W-as-A
   # slabs, each without and with the cluster of 2, and v12's 128x128 split-2 cluster (plain
@@ -94,53 +94,53 @@ RUNS=(
   "bench gemv --impl ours --variant 8 --m 3 --n 4104 --k 1000"
   "bench gemv --impl ours --variant 9 --m 3 --n 8200 --k 999"
   "bench gemv --impl ours --variant 9 --m 5 --n 4104 --k 4095"
-  "bench gemm --impl wmma --variant 12 --m 256 --n 2048 --k 2048"
-  "bench gemm-gelu --impl fused --variant 12 --m 256 --n 2048 --k 2048"
+  "bench hgemm --impl ours --variant 12 --m 256 --n 2048 --k 2048"
+  "bench gemm_bias_gelu --impl fused --variant 12 --m 256 --n 2048 --k 2048"
   # v15's 128x128 tile of 8 warps split 2 ways (64 tiles), plain and fused; LayerNorm v6 (PDL)
-  "bench gemm --impl wmma --variant 15 --m 500 --n 2040 --k 2056"
-  "bench gemm-gelu --impl fused --variant 15 --m 500 --n 2040 --k 2056"
+  "bench hgemm --impl ours --variant 15 --m 500 --n 2040 --k 2056"
+  "bench gemm_bias_gelu --impl fused --variant 15 --m 500 --n 2040 --k 2056"
   "bench layernorm --variant 6 --rows 5 --hidden 2056"
   # v22's wgmma tile (mid M, where v21 splits K): partial row and column tiles and a K tail,
   # plain and fused
-  "bench gemm --impl wmma --variant 22 --m 500 --n 2040 --k 2056"
-  "bench gemm-gelu --impl fused --variant 22 --m 200 --n 4096 --k 1096"
-  "bench gemm --impl wmma --variant 22 --m 256 --n 1960 --k 2048"
+  "bench hgemm --impl ours --variant 22 --m 500 --n 2040 --k 2056"
+  "bench gemm_bias_gelu --impl fused --variant 22 --m 200 --n 4096 --k 1096"
+  "bench hgemm --impl ours --variant 22 --m 256 --n 1960 --k 2048"
   # v13's 256x128 tile (one per SM: a 2000x1928 output), plain and fused
-  "bench gemm --impl wmma --variant 13 --m 2000 --n 1928 --k 72"
-  "bench gemm-gelu --impl fused --variant 13 --m 2000 --n 1928 --k 72"
+  "bench hgemm --impl ours --variant 13 --m 2000 --n 1928 --k 72"
+  "bench gemm_bias_gelu --impl fused --variant 13 --m 2000 --n 1928 --k 72"
   # GEMM+GELU v23's parked epilogue in 4 row parts on that tile (whole warp tiles; the edge
   # ones take the whole-tile form)
-  "bench gemm-gelu --impl fused,unfused --variant 23 --m 2000 --n 1928 --k 72"
+  "bench gemm_bias_gelu --impl fused,unfused --variant 23 --m 2000 --n 1928 --k 72"
   # v24's few-row wgmma tile: K split over a cluster of 4 (partial row, column and k-tiles,
   # a short last split), of 2 and unsplit (129 tiles, a partial one), plain and fused
-  "bench gemm --impl wmma --variant 24 --m 40 --n 1096 --k 2056"
-  "bench gemm-gelu --impl fused --variant 24 --m 40 --n 1096 --k 2056"
-  "bench gemm-gelu --impl fused --variant 24 --m 17 --n 2560 --k 2048"
-  "bench gemm --impl wmma --variant 24 --m 64 --n 8200 --k 160"
+  "bench hgemm --impl ours --variant 24 --m 40 --n 1096 --k 2056"
+  "bench gemm_bias_gelu --impl fused --variant 24 --m 40 --n 1096 --k 2056"
+  "bench gemm_bias_gelu --impl fused --variant 24 --m 17 --n 2560 --k 2048"
+  "bench hgemm --impl ours --variant 24 --m 64 --n 8200 --k 160"
   # v25: that tile as one kernel for both families (the bias null for the plain GEMM, the
   # erf form too)
-  "bench gemm --impl wmma --variant 25 --m 40 --n 1096 --k 2056"
-  "bench gemm-gelu --impl fused,unfused --variant 25 --m 40 --n 1096 --k 2056"
-  "bench gemm-gelu --impl fused --gelu erf --variant 25 --m 17 --n 2560 --k 2048"
+  "bench hgemm --impl ours --variant 25 --m 40 --n 1096 --k 2056"
+  "bench gemm_bias_gelu --impl fused,unfused --variant 25 --m 40 --n 1096 --k 2056"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 25 --m 17 --n 2560 --k 2048"
   # v26: the 256x128 tile's whole tiles on the lean loop (one ring of k-tiles, and two),
   # plain and fused (both forms)
-  "bench gemm --impl wmma --variant 26 --m 2048 --n 2048 --k 256"
-  "bench gemm --impl wmma --variant 26 --m 2048 --n 2048 --k 512"
-  "bench gemm-gelu --impl fused,unfused --variant 26 --m 2048 --n 2048 --k 256"
-  "bench gemm-gelu --impl fused --gelu erf --variant 26 --m 2048 --n 2048 --k 256"
+  "bench hgemm --impl ours --variant 26 --m 2048 --n 2048 --k 256"
+  "bench hgemm --impl ours --variant 26 --m 2048 --n 2048 --k 512"
+  "bench gemm_bias_gelu --impl fused,unfused --variant 26 --m 2048 --n 2048 --k 256"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 26 --m 2048 --n 2048 --k 256"
   # v27: the fused family's lean loop with its last k-step stage offset opaque (both forms)
-  "bench gemm-gelu --impl fused --variant 27 --m 2048 --n 2048 --k 512"
-  "bench gemm-gelu --impl fused --gelu erf --variant 27 --m 2048 --n 2048 --k 256"
+  "bench gemm_bias_gelu --impl fused --variant 27 --m 2048 --n 2048 --k 512"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 27 --m 2048 --n 2048 --k 256"
   # v14's GEMV slabs with the epilogue: one row direct, W-as-A in a cluster, 16-row groups
-  "bench gemm-gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
-  "bench gemm-gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"
-  "bench gemm --impl wmma --variant 14 --m 11 --n 4104 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
+  "bench gemm_bias_gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"
+  "bench hgemm --impl ours --variant 14 --m 11 --n 4104 --k 1000"
   # v16's TMA slabs (9..64 rows, N and K multiples of 8): 2 m-tiles in a cluster, 3 in a
   # cluster with a partial slab and stage, 4 without a cluster, plain and fused; GEMV v12's
   # (1 m-tile) with a partial stage, and with K = 8 in a cluster (a CTA without stages)
-  "bench gemm --impl wmma --variant 16 --m 17 --n 2560 --k 2048"
-  "bench gemm-gelu --impl fused --variant 16 --m 40 --n 4104 --k 1000"
-  "bench gemm --impl wmma --variant 16 --m 64 --n 8200 --k 160"
+  "bench hgemm --impl ours --variant 16 --m 17 --n 2560 --k 2048"
+  "bench gemm_bias_gelu --impl fused --variant 16 --m 40 --n 4104 --k 1000"
+  "bench hgemm --impl ours --variant 16 --m 64 --n 8200 --k 160"
   "bench gemv --impl ours --variant 12 --m 9 --n 8192 --k 136"
   "bench gemv --impl ours --variant 12 --m 16 --n 4104 --k 8"
   # GEMV v10's lean loop (K % 16 == 0): 2..8 and 9..16 rows, without and with the cluster;
@@ -160,35 +160,35 @@ RUNS=(
   "bench gemv --impl ours --variant 13 --m 16 --n 4104 --k 8"
   "bench gemv --impl ours --variant 13 --m 12 --n 4104 --k 1000"
   "bench gemv --impl ours --variant 13 --m 5 --n 4104 --k 4095"
-  "bench gemm --impl wmma --variant 17 --m 40 --n 4104 --k 1000"
-  "bench gemm-gelu --impl fused --variant 17 --m 64 --n 2560 --k 2048"
-  "bench gemm-gelu --impl fused --variant 17 --m 5 --n 2120 --k 77"
-  "bench gemm --impl wmma --variant 17 --m 12 --n 4104 --k 77"
+  "bench hgemm --impl ours --variant 17 --m 40 --n 4104 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 17 --m 64 --n 2560 --k 2048"
+  "bench gemm_bias_gelu --impl fused --variant 17 --m 5 --n 2120 --k 77"
+  "bench hgemm --impl ours --variant 17 --m 12 --n 4104 --k 77"
   # GEMV v14: v11's 2..8-row kernel in the one-row slab's loop order, without a cluster (129
   # slabs, 65 groups: warps with 4 and 5, the odd one multiplied after the loop) and in a
   # pushing cluster (65 slabs, the last one partial)
   "bench gemv --impl ours --variant 14 --m 7 --n 8200 --k 1040"
   "bench gemv --impl ours --variant 14 --m 3 --n 4104 --k 1040"
   # HGEMM / GEMM+GELU v18: the same loop with the epilogue, in a cluster and without
-  "bench gemm-gelu --impl fused --variant 18 --m 6 --n 4104 --k 1040"
-  "bench gemm --impl wmma --variant 18 --m 3 --n 8200 --k 1024"
+  "bench gemm_bias_gelu --impl fused --variant 18 --m 6 --n 4104 --k 1040"
+  "bench hgemm --impl ours --variant 18 --m 3 --n 8200 --k 1024"
   # GEMM+GELU v19: the bias staged in shared memory. TMA slabs (a bulk copy): 2 m-tiles in a
   # pushing cluster, 4 without a cluster (the last slab 8 columns wide: a 16-byte copy), 1
   # m-tile with K = 8 in a cluster (a CTA without stages still copies its bias); cluster
   # split-K (cp.async before the prologue): v15's 128x128 tile split 2 (a partial last tile
   # column), and the 256-row split at N = K = 2048 (the tile the cost model picks there)
-  "bench gemm-gelu --impl fused --variant 19 --m 17 --n 2560 --k 2048"
-  "bench gemm-gelu --impl fused --variant 19 --m 64 --n 8200 --k 160"
-  "bench gemm-gelu --impl fused --variant 19 --m 16 --n 4104 --k 8"
-  "bench gemm-gelu --impl fused --variant 19 --m 500 --n 2040 --k 2056"
-  "bench gemm-gelu --impl fused --variant 19 --m 256 --n 2048 --k 2048"
+  "bench gemm_bias_gelu --impl fused --variant 19 --m 17 --n 2560 --k 2048"
+  "bench gemm_bias_gelu --impl fused --variant 19 --m 64 --n 8200 --k 160"
+  "bench gemm_bias_gelu --impl fused --variant 19 --m 16 --n 4104 --k 8"
+  "bench gemm_bias_gelu --impl fused --variant 19 --m 500 --n 2040 --k 2056"
+  "bench gemm_bias_gelu --impl fused --variant 19 --m 256 --n 2048 --k 2048"
   # GEMM+GELU v20: the parked epilogue as a loop (both forms) and the erf form as a logistic
   # polynomial: v13's 256x128 tile (parked), CfgQ split 2 with the staged bias, the generic
   # tiled path (N odd)
-  "bench gemm-gelu --impl fused --variant 20 --m 2000 --n 1928 --k 72"
-  "bench gemm-gelu --impl fused --variant 20 --m 2000 --n 1928 --k 72 --gelu erf"
-  "bench gemm-gelu --impl fused --variant 20 --m 500 --n 2040 --k 2056 --gelu erf"
-  "bench gemm-gelu --impl fused --variant 20 --m 129 --n 263 --k 72 --gelu erf"
+  "bench gemm_bias_gelu --impl fused --variant 20 --m 2000 --n 1928 --k 72"
+  "bench gemm_bias_gelu --impl fused --variant 20 --m 2000 --n 1928 --k 72 --gelu erf"
+  "bench gemm_bias_gelu --impl fused --variant 20 --m 500 --n 2040 --k 2056 --gelu erf"
+  "bench gemm_bias_gelu --impl fused --variant 20 --m 129 --n 263 --k 72 --gelu erf"
   # GEMV v15 / HGEMM and GEMM+GELU v21: the clusters' sums sent by st.async onto the peer's
   # mbarrier (slab_store_tile's PUSH 2): one row (and, without a cluster, the one-row slab as
   # v15 launches it) and v14's 2..8-row loop with a partial last slab, the TMA slab (K = 8: a
@@ -199,9 +199,9 @@ RUNS=(
   "bench gemv --impl ours --variant 15 --m 6 --n 4104 --k 1040"
   "bench gemv --impl ours --variant 15 --m 16 --n 4104 --k 8"
   "bench gemv --impl ours --variant 15 --m 11 --n 4104 --k 1024"
-  "bench gemm --impl wmma --variant 21 --m 40 --n 4104 --k 1000"
-  "bench gemm-gelu --impl fused --variant 21 --m 64 --n 2560 --k 2048"
-  "bench gemm-gelu --impl fused --variant 21 --m 6 --n 4104 --k 1040"
+  "bench hgemm --impl ours --variant 21 --m 40 --n 4104 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 21 --m 64 --n 2560 --k 2048"
+  "bench gemm_bias_gelu --impl fused --variant 21 --m 6 --n 4104 --k 1040"
   # GEMV v16: v14's 2..8-row loop over units of two groups (one 16-byte x load each): in a
   # pushing cluster (65 slabs, the last one partial; ranks of 16 and 17 units), without a
   # cluster (129 slabs; warps with 2 and 3 units), one unit in all
@@ -225,9 +225,6 @@ RUNS=(
   "bench gemv --impl ours --variant 19 --m 12 --n 4128 --k 1024"
   "bench gemv --impl ours --variant 19 --m 2 --n 4096 --k 4096"
 )
-for v in $copy_variants; do
-  RUNS+=("bench copy --variant $v --bytes 4098")
-done
 
 if [ -n "${SANITIZE_FILTER:-}" ]; then
   kept=()

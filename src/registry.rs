@@ -30,6 +30,16 @@ pub enum ShapeKind {
     Bytes { bytes: u64 },
 }
 
+/// The bench flags that give a shape, e.g. "--m 1 --n 7 --k 9".
+pub fn shape_flags(s: &Shape) -> String {
+    match *s {
+        Shape::Gemm { m, n, k } => format!("--m {m} --n {n} --k {k}"),
+        Shape::Rows { rows, hidden } => format!("--rows {rows} --hidden {hidden}"),
+        Shape::Elems { elems } => format!("--elems {elems}"),
+        Shape::Bytes { bytes } => format!("--bytes {bytes}"),
+    }
+}
+
 impl ShapeKind {
     /// The flags this shape takes, for messages and `list`.
     pub fn flags(&self) -> &'static [&'static str] {
@@ -201,6 +211,16 @@ impl Family {
         })
     }
 
+    /// The implementations whose kernels are this project's (not a library's, not the read
+    /// floor): what the sanitizer runs.
+    pub fn our_impls(&self) -> Vec<&'static str> {
+        self.impls
+            .iter()
+            .copied()
+            .filter(|i| *i != self.library && !i.contains("cublas") && *i != "read")
+            .collect()
+    }
+
     /// `--impl` entries checked against this family's choices (empty: the defaults).
     pub fn resolve_impls(&self, given: &[String]) -> Result<Vec<String>> {
         if given.is_empty() {
@@ -286,6 +306,11 @@ mod tests {
             assert!(!f.impls.is_empty() && !f.default_impls.is_empty());
             assert!(f.default_impls.iter().all(|i| f.impls.contains(i)));
             assert!(f.library.is_empty() || f.impls.contains(&f.library));
+            assert!(
+                !f.our_impls().is_empty(),
+                "{}: an implementation of ours",
+                f.name
+            );
             let shapes = (f.check_shapes)();
             assert!(!shapes.is_empty(), "{}: check shapes", f.name);
             let mut rng = ChaCha8Rng::seed_from_u64(3);

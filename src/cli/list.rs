@@ -30,6 +30,15 @@ struct DispatchOut {
 }
 
 #[derive(Serialize)]
+struct CheckShapeOut {
+    label: String,
+    /// The bench flags for this shape.
+    flags: String,
+    /// The work model's bytes at this shape.
+    bytes: f64,
+}
+
+#[derive(Serialize)]
 struct FamilyOut {
     name: &'static str,
     aliases: &'static [&'static str],
@@ -40,10 +49,12 @@ struct FamilyOut {
     tolerance_rel_fro: f64,
     impls: &'static [&'static str],
     default_impls: &'static [&'static str],
+    our_impls: Vec<&'static str>,
     best: String,
     dispatch: Vec<DispatchOut>,
     sweeps: &'static [&'static str],
     variants: Vec<VariantOut>,
+    check_shapes: Vec<CheckShapeOut>,
 }
 
 fn describe(f: &Family) -> FamilyOut {
@@ -57,6 +68,7 @@ fn describe(f: &Family) -> FamilyOut {
         tolerance_rel_fro: f.tolerance.rel_fro,
         impls: f.impls,
         default_impls: f.default_impls,
+        our_impls: f.our_impls(),
         best: format!("v{}", (f.best)()),
         dispatch: f
             .dispatch
@@ -68,6 +80,14 @@ fn describe(f: &Family) -> FamilyOut {
             })
             .collect(),
         sweeps: f.sweeps,
+        check_shapes: (f.check_shapes)()
+            .iter()
+            .map(|s| CheckShapeOut {
+                label: s.label(),
+                flags: registry::shape_flags(s),
+                bytes: (f.work)(s).bytes,
+            })
+            .collect(),
         variants: (f.variants)()
             .into_iter()
             .map(|(id, name)| {
