@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building roofline-lab needs, only where it is missing:
-#   - a CUDA 13.0 compiler (nvcc + cudart_static), from PyPI wheels pinned to 13.0 so the
-#     PTX/SASS it emits loads on driver 580 (CUDA 13.0);
+#   - a CUDA 13.0 compiler (nvcc + cudart_static) and NVRTC (for --kernel-file), from PyPI
+#     wheels pinned to 13.0 so the PTX/SASS they emit loads on driver 580 (CUDA 13.0);
 #   - libclang, for bindgen.
 # Idempotent: a second run only checks. An existing toolkit (CUDA_HOME, /usr/local/cuda,
 # nvcc on PATH) is used as it is. build.rs finds the wheel toolkit on its own afterwards.
@@ -9,16 +9,19 @@ set -euo pipefail
 
 CACHE="${ROOFLINE_CUDA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/roofline-lab/cuda-13.0}"
 PINS=(nvidia-cuda-nvcc==13.0.88 nvidia-cuda-runtime==13.0.96 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88
-      nvidia-cuda-cccl==13.0.85)  # cccl: <nv/target> and friends, needed by cuda_fp16.h
+      nvidia-cuda-cccl==13.0.85   # cccl: <nv/target> and friends, needed by cuda_fp16.h
+      nvidia-cuda-nvrtc==13.0.88) # run-time compilation of users' kernels (--kernel-file)
+
+has_nvrtc() { ls "$1"/lib/libnvrtc.so* "$1"/lib64/libnvrtc.so* >/dev/null 2>&1; }
 
 have_toolkit() {
   local root
   for root in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda "$CACHE/nvidia/cu13"; do
-    [ -n "$root" ] && [ -x "$root/bin/nvcc" ] && [ -e "$root/include/nv/target" ] && { echo "$root"; return 0; }
+    [ -n "$root" ] && [ -x "$root/bin/nvcc" ] && [ -e "$root/include/nv/target" ] && has_nvrtc "$root" && { echo "$root"; return 0; }
   done
   if command -v nvcc >/dev/null 2>&1; then
     root=$(dirname "$(dirname "$(command -v nvcc)")")
-    [ -e "$root/include/nv/target" ] && { echo "$root"; return 0; }
+    [ -e "$root/include/nv/target" ] && has_nvrtc "$root" && { echo "$root"; return 0; }
   fi
   return 1
 }

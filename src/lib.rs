@@ -16,6 +16,7 @@ pub mod roofline;
 pub mod session;
 pub mod sweeps;
 pub mod toolkit;
+pub mod user;
 pub mod verify;
 
 /// The commit this binary was built from (set by build.rs).

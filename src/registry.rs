@@ -8,9 +8,12 @@ use crate::error::usage;
 use crate::measure::BenchCase;
 use crate::results::schema::Shape;
 use crate::roofline::Work;
+use crate::user::signature::Param;
+use crate::user::UserKernel;
 use crate::verify::Tolerance;
 use anyhow::Result;
 use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
 
 /// Every family, in the order `list`, `check` and the report show them. The list itself sits
 /// beside the family modules' declarations in src/kernels/mod.rs, so that a new family is
@@ -124,6 +127,8 @@ pub type CheckCasesFn = fn(&Shape, &[u32], CheckPick) -> Vec<Box<dyn BenchCase>>
 pub type BenchCasesFn = fn(&BenchRequest) -> Result<Vec<Box<dyn BenchCase>>>;
 /// The case at (data size in bytes, seed) of a sweep over sizes.
 pub type SizePointFn = fn(u64, u64) -> Box<dyn BenchCase>;
+/// The family's case running a user's kernel at a shape (gelu form, seed).
+pub type UserCaseFn = fn(&Shape, Arc<UserKernel>, i32, u64) -> Box<dyn BenchCase>;
 
 pub struct Family {
     /// The one name: `bench NAME`, `check --kernel NAME`, records' `kernel`, charts.
@@ -163,6 +168,11 @@ pub struct Family {
     /// The family's point of the elementwise (memory-bound) sweep at a data size in bytes,
     /// for families that join it.
     pub elementwise_point: Option<SizePointFn>,
+    /// The parameter list a user's kernel for this family takes (docs/adding-a-kernel.md,
+    /// "Bring your own kernel"); the launch block's variables are the shape's.
+    pub user_params: &'static [Param],
+    /// The family's case around a user's kernel.
+    pub user_case: UserCaseFn,
 }
 
 impl std::fmt::Debug for Family {

@@ -10,6 +10,7 @@ use crate::registry::{self, BenchRequest, Family, ShapeFlags};
 use crate::results::schema::{Record, Shape};
 use crate::roofline::probe;
 use crate::session::Session;
+use crate::user::{kernel, UserKernel, UserSource};
 use anyhow::Result;
 use clap::Args;
 
@@ -29,6 +30,8 @@ pub struct BenchArgs {
     /// GELU form, for families with a GELU: tanh (approximation, as cuBLASLt) or erf
     #[arg(long)]
     pub gelu: Option<String>,
+    #[command(flatten)]
+    pub user: UserKernelArgs,
     #[command(flatten)]
     pub measure: MeasureArgs,
     #[command(flatten)]
@@ -73,6 +76,52 @@ impl ShapeArgs {
             elems: self.elems,
             bytes: self.bytes,
         }
+    }
+}
+
+/// A user's kernel file (docs/adding-a-kernel.md, "Bring your own kernel").
+#[derive(Args, Debug, Clone)]
+pub struct UserKernelArgs {
+    /// Your CUDA file: extern "C" __global__ kernel(s) with the family's parameter list and a
+    /// `// roofline:` launch block; compiled at run time (NVRTC) and run as impl "user"
+    #[arg(long, value_name = "FILE.cu")]
+    pub kernel_file: Option<std::path::PathBuf>,
+    /// The kernel to run when the file holds several
+    #[arg(long, requires = "kernel_file")]
+    pub symbol: Option<String>,
+    /// Only compile the file and check its signature (no GPU needed)
+    #[arg(long, requires = "kernel_file")]
+    pub compile_only: bool,
+    /// Architecture for --compile-only (on a GPU, the GPU's own)
+    #[arg(long, default_value = "sm_90a", requires = "compile_only")]
+    pub arch: String,
+}
+
+impl UserKernelArgs {
+    /// The parsed file, checked against `family` (before any GPU work).
+    pub fn source(&self, family: &'static Family) -> Result<Option<UserSource>> {
+        let Some(path) = &self.kernel_file else {
+            return Ok(None);
+        };
+        let src = UserSource::load(path, self.symbol.as_deref())?;
+        kernel::check_family(&src, family)?;
+        Ok(Some(src))
+    }
+
+    /// `--compile-only`: compiles, checks the signature, says so. No GPU.
+    pub fn compile_only(&self, src: &UserSource, family: &'static Family) -> Result<()> {
+        let c = kernel::compile_checked(src, family, &self.arch)?;
+        println!(
+            "{}: {} compiles for {} ({} bytes of CUBIN{}) and takes the {} signature {}",
+            src.path.display(),
+            src.symbol,
+            c.arch,
+            c.cubin.len(),
+            if c.cached { ", cached" } else { "" },
+            family.name,
+            crate::user::signature::c_signature(family.user_params)
+        );
+        Ok(())
     }
 }
 
@@ -196,13 +245,20 @@ pub fn finish(session: &Session) -> Result<()> {
 }
 
 pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
-    // Everything is validated (flags, output path, variants, impls) before the GPU opens.
+    // Everything is validated (flags, output path, variants, impls, the user's file) before
+    // the GPU opens.
     let cfg = a.measure.config()?;
     a.output.validate()?;
-    let (family, cases) = a.cases()?;
+    let (family, cases, user) = a.cases()?;
+    if let Some(u) = &user {
+        if a.user.compile_only {
+            return a.user.compile_only(&u.source, family);
+        }
+    }
     run_cases(
         device,
         cases,
+        user,
         &cfg,
         !a.measure.no_verify,
         a.measure.interleave,
@@ -211,10 +267,41 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
     )
 }
 
+/// What a bench runs: the family, our (and the library's) cases, and the user's kernel.
+type Planned = (&'static Family, Vec<Box<dyn BenchCase>>, Option<UserRun>);
+
+/// A user's kernel to load once the GPU is open, and the case to run it in.
+pub struct UserRun {
+    pub source: UserSource,
+    pub family: &'static Family,
+    pub shape: Shape,
+    pub gelu: i32,
+    pub seed: u64,
+}
+
 impl BenchArgs {
-    /// The family and the cases to run, built by the family from the validated request.
-    fn cases(&self) -> Result<(&'static Family, Vec<Box<dyn BenchCase>>)> {
+    /// The family, the cases to run (built by the family from the validated request) and
+    /// the user's kernel, if any.
+    fn cases(&self) -> Result<Planned> {
         let family = registry::get(&self.family, "")?;
+        let source = self.user.source(family)?;
+        // "user" names the file's kernel in --impl; with a file and no --impl it joins the
+        // family's defaults.
+        let wants_user = self.r#impl.iter().any(|i| i == "user");
+        if wants_user && source.is_none() {
+            return Err(usage("--impl user needs --kernel-file FILE.cu"));
+        }
+        let ours: Vec<String> = self
+            .r#impl
+            .iter()
+            .filter(|i| *i != "user")
+            .cloned()
+            .collect();
+        let impls = if ours.is_empty() && wants_user {
+            Vec::new()
+        } else {
+            family.resolve_impls(&ours)?
+        };
         let gelu = match &self.gelu {
             Some(g) if !family.takes_gelu => {
                 return Err(usage(format!(
@@ -227,21 +314,37 @@ impl BenchArgs {
         };
         let req = BenchRequest {
             shape: family.resolve_shape(&self.shape.flags())?,
-            impls: family.resolve_impls(&self.r#impl)?,
+            impls,
             variants: pick_variants(&self.variant, family)?,
             gelu,
             seed: self.measure.seed,
         };
-        Ok((family, (family.bench_cases)(&req)?))
+        let user = source.map(|source| UserRun {
+            source,
+            family,
+            shape: req.shape.clone(),
+            gelu,
+            seed: req.seed,
+        });
+        let cases = if req.impls.is_empty() {
+            Vec::new()
+        } else {
+            (family.bench_cases)(&req)?
+        };
+        Ok((family, cases, user))
     }
 }
 
 /// Runs the cases one after another (stopping early, keeping results, on Ctrl-C), or with
 /// `interleave` as one comparison group (verified one by one, then timed interleaved), then
-/// writes the results.
+/// writes the results. A user's kernel is loaded once the GPU is open and runs last, so a
+/// fault or hang in it cannot take what was measured before it: on any error the records
+/// already measured are written first.
+#[allow(clippy::too_many_arguments)]
 fn run_cases(
     device: usize,
     mut cases: Vec<Box<dyn BenchCase>>,
+    user: Option<UserRun>,
     cfg: &crate::measure::MeasureConfig,
     verify: bool,
     interleave: bool,
@@ -249,22 +352,42 @@ fn run_cases(
     library_impl: &str,
 ) -> Result<()> {
     let mut s = open_session(device)?;
-    if interleave {
-        let mut group: Vec<&mut dyn BenchCase> = cases
-            .iter_mut()
-            .map(|c| {
-                let c: &mut dyn BenchCase = c.as_mut();
-                c
-            })
-            .collect();
-        s.run_group(&mut group, "bench", cfg, verify)?;
-    } else {
-        for c in cases.iter_mut() {
-            if s.is_interrupted() {
-                break;
+    let outcome = (|| -> Result<()> {
+        if let Some(u) = user {
+            let k = UserKernel::load(&s.gpu, u.source, u.family)?;
+            if !k.compiled.cached {
+                eprintln!("compiled {} for {}", k.label(), k.compiled.arch);
             }
-            s.run(c.as_mut(), "bench", cfg, verify)?;
+            cases.push((u.family.user_case)(&u.shape, k, u.gelu, u.seed));
         }
+        if interleave {
+            let mut group: Vec<&mut dyn BenchCase> = cases
+                .iter_mut()
+                .map(|c| {
+                    let c: &mut dyn BenchCase = c.as_mut();
+                    c
+                })
+                .collect();
+            s.run_group(&mut group, "bench", cfg, verify)?;
+        } else {
+            for c in cases.iter_mut() {
+                if s.is_interrupted() {
+                    break;
+                }
+                s.run(c.as_mut(), "bench", cfg, verify)?;
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = outcome {
+        if !s.records.is_empty() {
+            emit(&s.results(), output)?;
+            eprintln!(
+                "kept the {} record(s) measured before the error",
+                s.records.len()
+            );
+        }
+        return Err(e);
     }
     emit(&s.results(), output)?;
     print_relative(&s.records, library_impl);

@@ -2,13 +2,19 @@
 //! failure.
 
 use crate::check::{self, CheckRow};
-use crate::error::LabError;
+use crate::error::{usage, LabError};
 use crate::gpu::Gpu;
+use crate::measure::BenchCase;
 use crate::registry::{self, Family};
+use crate::results::schema::Shape;
+use crate::user::{kernel, UserKernel, UserSource};
 use anyhow::Result;
 use clap::Args;
 use comfy_table::Table;
 use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -24,6 +30,74 @@ pub struct CheckArgs {
     /// Print every case, not only a summary per family and the failures
     #[arg(long)]
     pub verbose: bool,
+    /// Check your kernel file instead of ours (its family: --kernel, or its launch block)
+    #[arg(long, value_name = "FILE.cu")]
+    pub kernel_file: Option<std::path::PathBuf>,
+    /// The kernel to check when the file holds several
+    #[arg(long, requires = "kernel_file")]
+    pub symbol: Option<String>,
+}
+
+/// The family a user's file is checked as: --kernel (one) or the file's launch block.
+fn user_family(a: &CheckArgs, src: &UserSource) -> Result<&'static Family> {
+    match (a.kernel.as_slice(), &src.family) {
+        ([one], _) => registry::get(one, "--kernel "),
+        ([], Some(f)) => registry::get(f, "the launch block's family "),
+        ([], None) => Err(usage(
+            "name the file's family: --kernel FAMILY, or `// roofline: family = ...` in the file",
+        )),
+        _ => Err(usage("--kernel-file checks one family: give one --kernel")),
+    }
+}
+
+/// The user kernel's cases: the family's fixed check shapes (both GELU forms where the family
+/// has them), then `random` seeded random shapes.
+fn user_cases(
+    f: &'static Family,
+    k: &Arc<UserKernel>,
+    random: usize,
+    seed: u64,
+) -> Vec<Box<dyn BenchCase>> {
+    let forms: &[i32] = if f.takes_gelu { &[0, 1] } else { &[0] };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x05e7);
+    let mut shapes: Vec<Shape> = (f.check_shapes)();
+    shapes.extend((0..random).map(|_| (f.random_shape)(&mut rng)));
+    let mut out = Vec::new();
+    for (i, s) in shapes.iter().enumerate() {
+        for &g in forms {
+            out.push((f.user_case)(s, k.clone(), g, seed + i as u64));
+        }
+    }
+    out
+}
+
+/// `check --kernel-file`: the user's kernel at every check shape, verified like ours.
+fn run_user(device: usize, a: &CheckArgs, path: &std::path::Path) -> Result<()> {
+    let src = UserSource::load(path, a.symbol.as_deref())?;
+    let family = user_family(a, &src)?;
+    kernel::check_family(&src, family)?;
+    let gpu = Gpu::open(device)?;
+    let k = UserKernel::load(&gpu, src, family)?;
+    let mut rows = Vec::new();
+    for mut c in user_cases(family, &k, a.random, a.seed) {
+        let name = c.id().describe();
+        // A fault ends the check (the context is gone): the rows so far are printed first.
+        let v = match c.verify(&gpu) {
+            Ok(v) => v,
+            Err(e) => {
+                println!("{}", render(&rows, a.verbose));
+                return Err(e.context(format!("while checking {name}")));
+            }
+        };
+        rows.push(CheckRow {
+            family: family.name,
+            case: name,
+            passed: v.passed,
+            rel_err: v.rel_err,
+            detail: v.detail,
+        });
+    }
+    report(&rows, a.verbose)
 }
 
 pub fn families(a: &CheckArgs) -> Result<Vec<&'static Family>> {
@@ -108,10 +182,18 @@ pub fn render(rows: &[CheckRow], verbose: bool) -> String {
 }
 
 pub fn run(device: usize, a: &CheckArgs) -> Result<()> {
+    if let Some(path) = &a.kernel_file {
+        return run_user(device, a, path);
+    }
     let fams = families(a)?;
     let gpu = Gpu::open(device)?;
     let rows = run_rows(&gpu, &fams, a.random, a.seed)?;
-    println!("{}", render(&rows, a.verbose));
+    report(&rows, a.verbose)
+}
+
+/// Prints the table and the closing count; a failed case is exit 1.
+fn report(rows: &[CheckRow], verbose: bool) -> Result<()> {
+    println!("{}", render(rows, verbose));
     let failed = rows.iter().filter(|r| !r.passed).count();
     println!("{} passed, {} failed", rows.len() - failed, failed);
     if failed > 0 {

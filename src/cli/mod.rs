@@ -7,6 +7,7 @@ mod check;
 mod files;
 mod info;
 mod list;
+mod new;
 mod output;
 mod report;
 mod report_resume;
@@ -37,6 +38,8 @@ pub struct Cli {
 pub enum Command {
     /// List every kernel family: variants, references, implementations, what "best" runs
     List(list::ListArgs),
+    /// Write a correct, simple starting kernel of a family to NAME.cu (bring your own kernel)
+    New(new::NewArgs),
     /// Show the GPU's properties, its datasheet ceilings and ridge point
     Info {
         /// Print JSON
@@ -74,6 +77,7 @@ pub fn run() -> Result<()> {
     }
     match cli.command {
         Command::List(a) => list::run(&a),
+        Command::New(a) => new::run(&a),
         Command::Info { json } => info::run(cli.device, json),
         Command::Ceilings(a) => ceilings::run(cli.device, &a),
         Command::Bench(a) => bench::run(cli.device, &a),

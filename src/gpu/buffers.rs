@@ -14,8 +14,14 @@ use std::ffi::c_void;
 /// after a run was never written.
 pub const POISON_F16: u16 = 0x7e5a;
 
+/// Elements of poison kept before and after a guarded output (512 bytes of fp16 each side:
+/// the inner pointer keeps the allocation's 256-byte alignment).
+pub const GUARD_ELEMS: usize = 256;
+
 pub struct DevBuf<T> {
     slice: CudaSlice<T>,
+    /// Guard elements before and after the buffer's own (0: none).
+    guard: usize,
 }
 
 impl<T: DeviceRepr> DevBuf<T> {
@@ -35,35 +41,39 @@ impl<T: DeviceRepr> DevBuf<T> {
                 anyhow::Error::from(e).context(format!("allocating {what}"))
             }
         })?;
-        Ok(DevBuf { slice })
+        Ok(DevBuf { slice, guard: 0 })
     }
 
     /// Wraps memory allocated elsewhere (library workspaces).
     pub(crate) fn from_slice(slice: CudaSlice<T>) -> Result<Self> {
-        Ok(DevBuf { slice })
+        Ok(DevBuf { slice, guard: 0 })
     }
 
+    /// Elements of the buffer itself (guards not counted).
     pub fn len(&self) -> usize {
-        self.slice.len()
+        self.slice.len() - 2 * self.guard
     }
 
     pub fn is_empty(&self) -> bool {
-        self.slice.is_empty()
+        self.len() == 0
     }
 
     pub fn bytes(&self) -> usize {
-        self.slice.num_bytes()
+        self.len() * std::mem::size_of::<T>()
     }
 
-    /// The device address for a C launcher. The buffer outlives every launch that uses it
-    /// because launches are synchronised before buffers drop (the engine syncs each run).
+    /// The device address for a C launcher (past the front guard, if any). The buffer
+    /// outlives every launch that uses it because launches are synchronised before buffers
+    /// drop (the engine syncs each run).
     pub fn ptr(&self, gpu: &Gpu) -> *mut c_void {
         let (p, _no_event) = self.slice.device_ptr(gpu.stream());
-        p as *mut c_void
+        (p as usize + self.guard * std::mem::size_of::<T>()) as *mut c_void
     }
 
+    /// The buffer's own elements (guards not included).
     pub fn download(&self, gpu: &Gpu) -> Result<Vec<T>> {
-        Ok(gpu.stream().clone_dtoh(&self.slice)?)
+        let own = self.slice.slice(self.guard..self.guard + self.len());
+        Ok(gpu.stream().clone_dtoh(&own)?)
     }
 
     pub fn slice(&self) -> &CudaSlice<T> {
@@ -106,11 +116,17 @@ impl<T: RandomFill> DevBuf<T> {
 }
 
 impl DevBuf<f16> {
-    /// Fills with the poison NaN (before a checked run).
+    /// Fills with the poison NaN (before a checked run), guards included.
     pub fn poison(&self, gpu: &Gpu) -> Result<()> {
-        // SAFETY: writes exactly len() u16 values into this buffer.
+        let (base, _no_event) = self.slice.device_ptr(gpu.stream());
+        // SAFETY: writes exactly the allocation's u16 values (the buffer and its guards).
         let code = unsafe {
-            ffi::rl_fill_bits_u16(self.ptr(gpu), self.len(), POISON_F16, gpu.raw_stream())
+            ffi::rl_fill_bits_u16(
+                base as *mut c_void,
+                self.slice.len(),
+                POISON_F16,
+                gpu.raw_stream(),
+            )
         };
         gpu.check_launch(code, "fill_bits_u16", "poison")
     }
@@ -120,6 +136,48 @@ impl DevBuf<f16> {
         let b = Self::alloc(gpu, len, what)?;
         b.poison(gpu)?;
         Ok(b)
+    }
+
+    /// Output buffer with GUARD_ELEMS of poison before and after it: a kernel that writes
+    /// outside its output changes a guard, and `guard_breach` names where.
+    pub fn poisoned_guarded(gpu: &Gpu, len: usize, what: &str) -> Result<Self> {
+        let mut b = Self::alloc(gpu, len.max(1) + 2 * GUARD_ELEMS, what)?;
+        b.guard = GUARD_ELEMS;
+        b.poison(gpu)?;
+        Ok(b)
+    }
+
+    /// Where a run wrote outside the buffer: the first changed guard element, as an offset
+    /// from the buffer's start (negative: before it). None when the guards are intact.
+    pub fn guard_breach(&self, gpu: &Gpu) -> Result<Option<String>> {
+        if self.guard == 0 {
+            return Ok(None);
+        }
+        let all = gpu.stream().clone_dtoh(&self.slice)?;
+        let (g, n) = (self.guard, self.len());
+        let changed = |i: usize| all[i].to_bits() != POISON_F16;
+        // Before: the element nearest the buffer first (the likeliest off-by-one).
+        let before = (0..g).rev().filter(|&i| changed(i)).collect::<Vec<_>>();
+        let after = (g + n..all.len())
+            .filter(|&i| changed(i))
+            .collect::<Vec<_>>();
+        Ok(match (before.first(), after.first()) {
+            (None, None) => None,
+            (b, a) => Some(format!(
+                "wrote outside its output: {}{}",
+                a.map_or(String::new(), |&i| format!(
+                    "{} element(s) past the end, the first at index {} (length {n})",
+                    after.len(),
+                    i - g
+                )),
+                b.map_or(String::new(), |&i| format!(
+                    "{}{} element(s) before the start, the nearest at index -{}",
+                    if a.is_some() { "; " } else { "" },
+                    before.len(),
+                    g - i
+                )),
+            )),
+        })
     }
 }
 

@@ -15,8 +15,16 @@ pub fn built_cuda_version() -> i32 {
     unsafe { ffi::rl_runtime_version() }
 }
 
-/// How long a synchronization may wait before the run is declared hung.
-const SYNC_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a synchronization may wait before the run is declared hung: 120 s, or
+/// ROOFLINE_SYNC_TIMEOUT_S (a shorter limit for kernels under development, and for tests).
+fn sync_timeout() -> Duration {
+    let s = std::env::var("ROOFLINE_SYNC_TIMEOUT_S")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(120);
+    Duration::from_secs(s)
+}
 
 pub struct Gpu {
     ctx: Arc<CudaContext>,
@@ -121,7 +129,7 @@ impl Gpu {
     }
 
     /// Waits for all queued work; a fault in it is reported as a KernelFault naming `what`
-    /// (kernel and shape). A run still not finished after SYNC_TIMEOUT is reported as hung.
+    /// (kernel and shape). A run still not finished after sync_timeout() is reported as hung.
     pub fn sync(&self, kernel: &str, shape: &str) -> Result<()> {
         let fault = |detail: String| LabError::KernelFault {
             kernel: kernel.to_string(),
@@ -134,16 +142,17 @@ impl Gpu {
             .and_then(|e| e.record(&self.stream).map(|_| e))
             .map_err(|e| fault(describe(&e)))?;
         let start = Instant::now();
+        let limit = sync_timeout();
         loop {
             match done.try_is_complete() {
                 Ok(true) => return Ok(()),
                 Ok(false) => {}
                 Err(e) => return Err(fault(describe(&e)).into()),
             }
-            if start.elapsed() > SYNC_TIMEOUT {
+            if start.elapsed() > limit {
                 return Err(fault(format!(
                     "did not finish within {} s (hung kernel?)",
-                    SYNC_TIMEOUT.as_secs()
+                    limit.as_secs()
                 ))
                 .into());
             }

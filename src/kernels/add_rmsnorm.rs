@@ -10,9 +10,12 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{ComputeUnit, Work};
+use crate::user::signature::{p, ParamKind::*};
+use crate::user::{self, Arg, UserKernel};
 use crate::verify::{compare, Tolerance};
 use anyhow::Result;
 use half::f16;
+use std::sync::Arc;
 
 pub const EPS: f32 = 1e-6;
 /// Rows checked against float64 at most (evenly spread beyond that).
@@ -79,6 +82,8 @@ pub struct AddRmsNormCase {
     pub seed: u64,
     sets: Vec<Set>,
     w: Option<DevBuf<f16>>,
+    /// A user's kernel run in place of ours (impl "user").
+    user: Option<Arc<UserKernel>>,
 }
 
 impl AddRmsNormCase {
@@ -90,6 +95,13 @@ impl AddRmsNormCase {
             seed,
             sets: Vec::new(),
             w: None,
+            user: None,
+        }
+    }
+    pub fn user(rows: u64, hidden: u64, kernel: Arc<UserKernel>, seed: u64) -> Self {
+        AddRmsNormCase {
+            user: Some(kernel),
+            ..Self::new(rows, hidden, 0, seed)
         }
     }
     fn shape(&self) -> Shape {
@@ -110,12 +122,15 @@ fn pick_rows(v: &[f16], h: usize, picked: &[usize]) -> Vec<f16> {
 
 impl BenchCase for AddRmsNormCase {
     fn id(&self) -> CaseId {
-        CaseId::new(
-            "add_rmsnorm",
-            "ours",
-            &format!("v{}", self.variant),
-            self.shape(),
-        )
+        match &self.user {
+            Some(u) => CaseId::new("add_rmsnorm", "user", &user::variant_label(u), self.shape()),
+            None => CaseId::new(
+                "add_rmsnorm",
+                "ours",
+                &format!("v{}", self.variant),
+                self.shape(),
+            ),
+        }
     }
     fn work(&self) -> Work {
         work(self.rows, self.hidden)
@@ -133,8 +148,8 @@ impl BenchCase for AddRmsNormCase {
             self.sets.push(Set {
                 x: DevBuf::random(gpu, n, seed, -1.0, 2.0, "add_rmsnorm x")?,
                 r: DevBuf::random(gpu, n, seed + 1, -1.5, 1.5, "add_rmsnorm residual")?,
-                y: DevBuf::poisoned(gpu, n, "add_rmsnorm y")?,
-                h: DevBuf::poisoned(gpu, n, "add_rmsnorm h")?,
+                y: user::output(gpu, self.user.is_some(), n, "add_rmsnorm y")?,
+                h: user::output(gpu, self.user.is_some(), n, "add_rmsnorm h")?,
             });
         }
         let h = self.hidden as usize;
@@ -151,6 +166,22 @@ impl BenchCase for AddRmsNormCase {
     fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
         let s = &self.sets[set];
         let w = self.w.as_ref().expect("prepared");
+        if let Some(u) = &self.user {
+            let ptrs = [
+                s.x.ptr(gpu),
+                s.r.ptr(gpu),
+                w.ptr(gpu),
+                s.y.ptr(gpu),
+                s.h.ptr(gpu),
+            ];
+            let (r, h) = (self.rows as i32, self.hidden as i32);
+            let args = [
+                &ptrs.map(Arg::Ptr)[..],
+                &[Arg::I32(r), Arg::I32(h), Arg::F32(EPS)],
+            ]
+            .concat();
+            return u.launch(gpu, &self.shape(), &args);
+        }
         // SAFETY: x, r, y, h hold rows*hidden fp16 values, w hidden; y and h are distinct
         // buffers from x and r (the launcher's contract).
         let code = unsafe {
@@ -215,11 +246,13 @@ impl BenchCase for AddRmsNormCase {
         if unwritten > 0 {
             detail += &format!(", {unwritten} elements of y and h never written in total");
         }
-        Ok(Verification {
+        let v = Verification {
             passed: cy.passed && ch.passed && unwritten == 0,
             rel_err: cy.rel_fro.max(ch.rel_fro),
             detail,
-        })
+        };
+        let s = &self.sets[0];
+        user::with_guards(gpu, v, &[("y", &s.y), ("h", &s.h)])
     }
 }
 
@@ -273,6 +306,20 @@ pub const FAMILY: Family = Family {
     elementwise_point: Some(|bytes, seed| {
         Box::new(AddRmsNormCase::new(bytes / 8192, 4096, best(), seed))
     }),
+    user_params: &[
+        p("const __half* x", Ptr),
+        p("const __half* res", Ptr),
+        p("const __half* w", Ptr),
+        p("__half* y", Ptr),
+        p("__half* h", Ptr),
+        p("int rows", I32),
+        p("int hidden", I32),
+        p("float eps", F32),
+    ],
+    user_case: |s, k, _, seed| {
+        let (r, h) = rows_of(s);
+        Box::new(AddRmsNormCase::user(r, h, k, seed))
+    },
 };
 
 #[cfg(test)]

@@ -8,10 +8,13 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, ComputeUnit, Work};
+use crate::user::signature::{p, ParamKind::*};
+use crate::user::{self, Arg, UserKernel};
 use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
 use rand::Rng;
+use std::sync::Arc;
 
 fn shape_bytes(bytes: u64) -> Shape {
     Shape::Bytes { bytes }
@@ -23,6 +26,8 @@ pub struct CopyCase {
     pub variant: u32,
     pub seed: u64,
     sets: Vec<(DevBuf<f16>, DevBuf<f16>)>,
+    /// A user's kernel run in place of ours (impl "user").
+    user: Option<Arc<UserKernel>>,
 }
 
 impl CopyCase {
@@ -32,6 +37,13 @@ impl CopyCase {
             variant,
             seed,
             sets: Vec::new(),
+            user: None,
+        }
+    }
+    pub fn user(bytes: u64, kernel: Arc<UserKernel>, seed: u64) -> Self {
+        CopyCase {
+            user: Some(kernel),
+            ..Self::new(bytes, 0, seed)
         }
     }
 
@@ -56,12 +68,11 @@ impl CopyCase {
 
 impl BenchCase for CopyCase {
     fn id(&self) -> CaseId {
-        CaseId::new(
-            "copy",
-            "ours",
-            &format!("v{}", self.variant),
-            shape_bytes(self.bytes),
-        )
+        let shape = shape_bytes(self.bytes);
+        match &self.user {
+            Some(u) => CaseId::new("copy", "user", &user::variant_label(u), shape),
+            None => CaseId::new("copy", "ours", &format!("v{}", self.variant), shape),
+        }
     }
     fn work(&self) -> Work {
         work::copy(self.bytes)
@@ -80,13 +91,21 @@ impl BenchCase for CopyCase {
                 1.0,
                 "copy source",
             )?;
-            let dst = DevBuf::poisoned(gpu, self.elems(), "copy destination")?;
+            let dst = user::output(gpu, self.user.is_some(), self.elems(), "copy destination")?;
             self.sets.push((src, dst));
         }
         Ok(())
     }
     fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
         let (src, dst) = &self.sets[set];
+        if let Some(u) = &self.user {
+            let args = [
+                Arg::Ptr(src.ptr(gpu)),
+                Arg::Ptr(dst.ptr(gpu)),
+                Arg::U64(self.bytes),
+            ];
+            return u.launch(gpu, &shape_bytes(self.bytes), &args);
+        }
         // SAFETY: src and dst each hold bytes/2 f16 = `bytes` bytes.
         let code = unsafe {
             ffi::rl_copy(
@@ -113,7 +132,7 @@ impl BenchCase for CopyCase {
             .zip(&b)
             .filter(|(x, y)| x.to_bits() != y.to_bits())
             .count();
-        Ok(Verification {
+        let v = Verification {
             passed: bad == 0,
             rel_err: if bad == 0 {
                 0.0
@@ -125,7 +144,8 @@ impl BenchCase for CopyCase {
             } else {
                 format!("{bad} of {} elements differ from the source", a.len())
             },
-        })
+        };
+        user::with_guards(gpu, v, &[("dst", &self.sets[0].1)])
     }
 }
 
@@ -379,4 +399,10 @@ pub const FAMILY: Family = Family {
     },
     sweeps: &["elementwise"],
     elementwise_point: Some(|bytes, seed| Box::new(CopyCase::new(bytes, CopyCase::best(), seed))),
+    user_params: &[
+        p("const void* src", Ptr),
+        p("void* dst", Ptr),
+        p("unsigned long long bytes", U64),
+    ],
+    user_case: |s, k, _, seed| Box::new(CopyCase::user(bytes_of(s), k, seed)),
 };

@@ -6,11 +6,14 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::user::signature::{p, ParamKind::*};
+use crate::user::{self, Arg, UserKernel};
 use crate::verify::{compare, reference, Tolerance};
 use anyhow::Result;
 use half::f16;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
 
 /// The variant "best" means: v4 (one block per chunk, like the fastest copy); see
 /// docs/perf-log.md.
@@ -55,6 +58,8 @@ pub struct ElementwiseCase {
     pub variant: u32,
     pub seed: u64,
     sets: Vec<(DevBuf<f16>, DevBuf<f16>)>,
+    /// A user's kernel run in place of ours (impl "user").
+    user: Option<Arc<UserKernel>>,
 }
 
 impl ElementwiseCase {
@@ -65,18 +70,29 @@ impl ElementwiseCase {
             variant,
             seed,
             sets: Vec::new(),
+            user: None,
+        }
+    }
+    pub fn user(op: Op, elems: u64, kernel: Arc<UserKernel>, seed: u64) -> Self {
+        ElementwiseCase {
+            user: Some(kernel),
+            ..Self::new(op, elems, 0, seed)
         }
     }
 }
 
 impl BenchCase for ElementwiseCase {
     fn id(&self) -> CaseId {
-        CaseId::new(
-            self.op.kernel(),
-            "ours",
-            &format!("v{}", self.variant),
-            Shape::Elems { elems: self.elems },
-        )
+        let shape = Shape::Elems { elems: self.elems };
+        match &self.user {
+            Some(u) => CaseId::new(self.op.kernel(), "user", &user::variant_label(u), shape),
+            None => CaseId::new(
+                self.op.kernel(),
+                "ours",
+                &format!("v{}", self.variant),
+                shape,
+            ),
+        }
     }
     fn work(&self) -> Work {
         match self.op {
@@ -99,13 +115,29 @@ impl BenchCase for ElementwiseCase {
                 6.0,
                 "elementwise x",
             )?;
-            let y = DevBuf::poisoned(gpu, self.elems as usize, "elementwise y")?;
+            let y = user::output(
+                gpu,
+                self.user.is_some(),
+                self.elems as usize,
+                "elementwise y",
+            )?;
             self.sets.push((x, y));
         }
         Ok(())
     }
     fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
         let (x, y) = &self.sets[set];
+        if let Some(u) = &self.user {
+            let mut args = vec![
+                Arg::Ptr(x.ptr(gpu)),
+                Arg::Ptr(y.ptr(gpu)),
+                Arg::U64(self.elems),
+            ];
+            if let Op::Gelu(kind) = self.op {
+                args.push(Arg::I32(kind));
+            }
+            return u.launch(gpu, &Shape::Elems { elems: self.elems }, &args);
+        }
         let (v, n, st) = (self.variant as i32, self.elems as usize, gpu.raw_stream());
         // SAFETY: x and y hold `elems` fp16 values each.
         let code = unsafe {
@@ -149,11 +181,12 @@ impl BenchCase for ElementwiseCase {
         if unwritten > 0 {
             detail += &format!(", {unwritten} elements never written in total");
         }
-        Ok(Verification {
+        let v = Verification {
             passed: cmp.passed && unwritten == 0,
             rel_err: cmp.rel_fro,
             detail,
-        })
+        };
+        user::with_guards(gpu, v, &[("y", &self.sets[0].1)])
     }
 }
 
@@ -225,6 +258,12 @@ pub const RELU: Family = Family {
     elementwise_point: Some(|bytes, seed| {
         Box::new(ElementwiseCase::new(Op::Relu, bytes / 2, best(), seed))
     }),
+    user_params: &[
+        p("const __half* x", Ptr),
+        p("__half* y", Ptr),
+        p("unsigned long long n", U64),
+    ],
+    user_case: |s, k, _, seed| Box::new(ElementwiseCase::user(Op::Relu, elems_of(s), k, seed)),
 };
 
 pub const GELU: Family = Family {
@@ -271,4 +310,13 @@ pub const GELU: Family = Family {
     elementwise_point: Some(|bytes, seed| {
         Box::new(ElementwiseCase::new(Op::Gelu(0), bytes / 2, best(), seed))
     }),
+    user_params: &[
+        p("const __half* x", Ptr),
+        p("__half* y", Ptr),
+        p("unsigned long long n", U64),
+        p("int gelu_kind", I32),
+    ],
+    user_case: |s, k, gelu, seed| {
+        Box::new(ElementwiseCase::user(Op::Gelu(gelu), elems_of(s), k, seed))
+    },
 };

@@ -8,11 +8,14 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{random_dim, CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::user::signature::{p, ParamKind::*};
+use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
 use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
 use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
 
 /// The variant "best" means: v27: the GEMV's slab kernels at M <= 16 (2..8 rows in GEMV v14's
 /// issue-first loop); 17..64 rows on a 64x64 wgmma tile with K split over a cluster of 1-4
@@ -92,6 +95,8 @@ pub struct HgemmCase {
     pub variant: u32,
     pub seed: u64,
     sets: Vec<GemmSet<f16>>,
+    /// A user's kernel run in place of ours (impl "user").
+    user: Option<Arc<UserKernel>>,
 }
 
 impl HgemmCase {
@@ -103,18 +108,38 @@ impl HgemmCase {
             variant,
             seed,
             sets: Vec::new(),
+            user: None,
+        }
+    }
+    pub fn user(m: u64, n: u64, k: u64, kernel: Arc<UserKernel>, seed: u64) -> Self {
+        HgemmCase {
+            user: Some(kernel),
+            ..Self::new(m, n, k, 0, seed)
         }
     }
 }
 
+/// Launches a user's GEMM-signature kernel on set `s` (A, B, C, M, N, K).
+pub fn launch_user_gemm(gpu: &Gpu, u: &UserKernel, s: &GemmSet<f16>, shape: &Shape) -> Result<()> {
+    let (m, n, k) = dims(shape);
+    let args = [
+        Arg::Ptr(s.a.ptr(gpu)),
+        Arg::Ptr(s.b.ptr(gpu)),
+        Arg::Ptr(s.c.ptr(gpu)),
+        Arg::I32(m as i32),
+        Arg::I32(n as i32),
+        Arg::I32(k as i32),
+    ];
+    u.launch(gpu, shape, &args)
+}
+
 impl BenchCase for HgemmCase {
     fn id(&self) -> CaseId {
-        CaseId::new(
-            "hgemm",
-            "ours",
-            &format!("v{}", self.variant),
-            gemm_shape(self.m, self.n, self.k),
-        )
+        let shape = gemm_shape(self.m, self.n, self.k);
+        match &self.user {
+            Some(u) => CaseId::new("hgemm", "user", &user::variant_label(u), shape),
+            None => CaseId::new("hgemm", "ours", &format!("v{}", self.variant), shape),
+        }
     }
     fn work(&self) -> Work {
         work::gemm(self.m, self.n, self.k)
@@ -125,14 +150,21 @@ impl BenchCase for HgemmCase {
     fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
         self.sets.clear();
         for s in 0..sets as u64 {
-            self.sets
-                .push(GemmSet::new(gpu, self.m, self.n, self.k, self.seed + s)?);
+            let mut g = GemmSet::new(gpu, self.m, self.n, self.k, self.seed + s)?;
+            if self.user.is_some() {
+                g.c = user::output(gpu, true, (self.m * self.n) as usize, "GEMM C")?;
+            }
+            self.sets.push(g);
         }
         // One eager launch: one-time kernel attributes stay out of any graph capture.
-        launch_hgemm(gpu, self.variant, &self.sets[0], self.m, self.n, self.k)
+        self.launch(gpu, 0)
     }
     fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
-        launch_hgemm(gpu, self.variant, &self.sets[set], self.m, self.n, self.k)
+        let (m, n, k) = (self.m, self.n, self.k);
+        match &self.user {
+            Some(u) => launch_user_gemm(gpu, u, &self.sets[set], &gemm_shape(m, n, k)),
+            None => launch_hgemm(gpu, self.variant, &self.sets[set], m, n, k),
+        }
     }
     fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
         if self.sets.is_empty() {
@@ -147,7 +179,7 @@ impl BenchCase for HgemmCase {
         gpu.sync(&what, &gemm_shape(m, n, k).label())?;
         let cpu = check::check_against_cpu(gpu, &s.a, &s.b, &s.c, None, m, n, k)?;
         let lib = check::check_against_library(&s.c, &reference, gpu, "cuBLAS")?;
-        Ok(check::both(cpu, lib))
+        user::with_guards(gpu, check::both(cpu, lib), &[("C", &s.c)])
     }
 }
 
@@ -261,4 +293,16 @@ pub const FAMILY: Family = Family {
     },
     sweeps: &["square", "fusion"],
     elementwise_point: None,
+    user_params: &[
+        p("const __half* A", Ptr),
+        p("const __half* B", Ptr),
+        p("__half* C", Ptr),
+        p("int M", I32),
+        p("int N", I32),
+        p("int K", I32),
+    ],
+    user_case: |s, k, _, seed| {
+        let (m, n, kk) = dims(s);
+        Box::new(HgemmCase::user(m, n, kk, k, seed))
+    },
 };

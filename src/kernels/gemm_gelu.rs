@@ -12,10 +12,13 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::user::signature::{p, ParamKind::*};
+use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
 use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GeluImpl {
@@ -95,6 +98,8 @@ pub struct GemmGeluCase {
     pub seed: u64,
     sets: Vec<GeluSet>,
     lt: Option<LtGeluPlan>,
+    /// A user's kernel run in place of ours (impl "user").
+    user: Option<Arc<UserKernel>>,
 }
 
 impl GemmGeluCase {
@@ -108,6 +113,20 @@ impl GemmGeluCase {
             seed,
             sets: Vec::new(),
             lt: None,
+            user: None,
+        }
+    }
+    pub fn user(
+        m: u64,
+        n: u64,
+        k: u64,
+        kernel: Arc<UserKernel>,
+        gelu_kind: i32,
+        seed: u64,
+    ) -> Self {
+        GemmGeluCase {
+            user: Some(kernel),
+            ..Self::new(m, n, k, GeluImpl::Fused(0), gelu_kind, seed)
         }
     }
 
@@ -140,6 +159,10 @@ impl BenchCase for GemmGeluCase {
         if self.gelu_kind != 0 {
             id.kernel = format!("gemm_bias_gelu_{}", gelu_name(self.gelu_kind));
         }
+        if let Some(u) = &self.user {
+            id.impl_ = "user".into();
+            id.variant = user::variant_label(u);
+        }
         id
     }
     fn work(&self) -> Work {
@@ -152,7 +175,10 @@ impl BenchCase for GemmGeluCase {
         self.sets.clear();
         for s in 0..sets as u64 {
             let seed = self.seed + s;
-            let g = GemmSet::new(gpu, self.m, self.n, self.k, seed)?;
+            let mut g = GemmSet::new(gpu, self.m, self.n, self.k, seed)?;
+            if self.user.is_some() {
+                g.c = user::output(gpu, true, (self.m * self.n) as usize, "GEMM C")?;
+            }
             let bias = DevBuf::random(gpu, self.n as usize, seed ^ 0xb1a5, -1.0, 1.0, "bias")?;
             self.sets.push(GeluSet { g, bias });
         }
@@ -165,6 +191,19 @@ impl BenchCase for GemmGeluCase {
     fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
         let s = &self.sets[set];
         let (m, n, k) = (self.m, self.n, self.k);
+        if let Some(u) = &self.user {
+            let args = [
+                Arg::Ptr(s.g.a.ptr(gpu)),
+                Arg::Ptr(s.g.b.ptr(gpu)),
+                Arg::Ptr(s.bias.ptr(gpu)),
+                Arg::Ptr(s.g.c.ptr(gpu)),
+                Arg::I32(m as i32),
+                Arg::I32(n as i32),
+                Arg::I32(k as i32),
+                Arg::I32(self.gelu_kind),
+            ];
+            return u.launch(gpu, &gemm_shape(m, n, k), &args);
+        }
         match self.imp {
             GeluImpl::Fused(v) => {
                 // SAFETY: buffers sized for (m, n, k) in prepare().
@@ -232,7 +271,7 @@ impl BenchCase for GemmGeluCase {
         self.launch(gpu, 0)?;
         gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
         let s = &self.sets[0];
-        check::check_against_cpu(
+        let v = check::check_against_cpu(
             gpu,
             &s.g.a,
             &s.g.b,
@@ -241,7 +280,8 @@ impl BenchCase for GemmGeluCase {
             m,
             n,
             k,
-        )
+        )?;
+        user::with_guards(gpu, v, &[("C", &s.g.c)])
     }
 }
 
@@ -333,6 +373,20 @@ pub const FAMILY: Family = Family {
     },
     sweeps: &["fusion"],
     elementwise_point: None,
+    user_params: &[
+        p("const __half* A", Ptr),
+        p("const __half* B", Ptr),
+        p("const __half* bias", Ptr),
+        p("__half* C", Ptr),
+        p("int M", I32),
+        p("int N", I32),
+        p("int K", I32),
+        p("int gelu_kind", I32),
+    ],
+    user_case: |s, k, gelu, seed| {
+        let (m, n, kk) = gemm::dims(s);
+        Box::new(GemmGeluCase::user(m, n, kk, k, gelu, seed))
+    },
 };
 
 #[cfg(test)]

@@ -10,11 +10,14 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{random_dim, CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::user::signature::{p, ParamKind::*};
+use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
 use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
 use rand::Rng;
+use std::sync::Arc;
 
 /// The variant "best" means: v19, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
 /// (1, 2) clusters pushing their partial sums into the peer's shared memory) with 2..8 rows in
@@ -39,10 +42,12 @@ pub fn variants() -> Vec<(u32, String)> {
     super::variants::list(ffi::rl_gemv_variant_count, ffi::rl_gemv_variant_name)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone)]
 pub enum GemvImpl {
     Ours(u32),
     Cublas,
+    /// A user's kernel (impl "user").
+    User(Arc<UserKernel>),
 }
 
 struct GemvSet {
@@ -78,9 +83,10 @@ impl GemvCase {
 
 impl BenchCase for GemvCase {
     fn id(&self) -> CaseId {
-        let (imp, v) = match self.imp {
+        let (imp, v) = match &self.imp {
             GemvImpl::Ours(v) => ("ours", format!("v{v}")),
             GemvImpl::Cublas => ("cublas", String::new()),
+            GemvImpl::User(u) => ("user", user::variant_label(u)),
         };
         CaseId::new("gemv", imp, &v, gemm_shape(self.m, self.n, self.k))
     }
@@ -98,7 +104,7 @@ impl BenchCase for GemvCase {
             self.sets.push(GemvSet {
                 x: DevBuf::random(gpu, m * k, seed, -1.0, 1.0, "GEMV x")?,
                 w: DevBuf::random(gpu, k * n, seed + 1, -1.0, 1.0, "GEMV W")?,
-                y: DevBuf::poisoned(gpu, m * n, "GEMV y")?,
+                y: user::output(gpu, matches!(self.imp, GemvImpl::User(_)), m * n, "GEMV y")?,
             });
         }
         if let GemvImpl::Ours(v) = self.imp {
@@ -111,7 +117,7 @@ impl BenchCase for GemvCase {
             } else {
                 None
             };
-        } else {
+        } else if let GemvImpl::Cublas = self.imp {
             gpu.blas()?;
         }
         Ok(())
@@ -119,8 +125,19 @@ impl BenchCase for GemvCase {
     fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
         let s = &self.sets[set];
         let (m, n, k) = (self.m, self.n, self.k);
-        match self.imp {
-            GemvImpl::Ours(v) => {
+        match &self.imp {
+            GemvImpl::User(u) => {
+                let args = [
+                    Arg::Ptr(s.x.ptr(gpu)),
+                    Arg::Ptr(s.w.ptr(gpu)),
+                    Arg::Ptr(s.y.ptr(gpu)),
+                    Arg::I32(m as i32),
+                    Arg::I32(n as i32),
+                    Arg::I32(k as i32),
+                ];
+                u.launch(gpu, &gemm_shape(m, n, k), &args)
+            }
+            &GemvImpl::Ours(v) => {
                 let ws = self
                     .workspace
                     .as_ref()
@@ -167,11 +184,11 @@ impl BenchCase for GemvCase {
         let reference = super::gemm::cublas_reference(gpu, &s.x, &s.w, m, n, k)?;
         gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
         let cpu = check::check_against_cpu(gpu, &s.x, &s.w, &s.y, None, m, n, k)?;
-        if self.imp == GemvImpl::Cublas {
+        if let GemvImpl::Cublas = self.imp {
             return Ok(cpu);
         }
         let lib = check::check_against_library(&s.y, &reference, gpu, "cuBLAS")?;
-        Ok(check::both(cpu, lib))
+        user::with_guards(gpu, check::both(cpu, lib), &[("y", &s.y)])
     }
 }
 
@@ -266,4 +283,16 @@ pub const FAMILY: Family = Family {
     },
     sweeps: &["decode"],
     elementwise_point: None,
+    user_params: &[
+        p("const __half* x", Ptr),
+        p("const __half* W", Ptr),
+        p("__half* y", Ptr),
+        p("int M", I32),
+        p("int N", I32),
+        p("int K", I32),
+    ],
+    user_case: |s, k, _, seed| {
+        let (m, n, kk) = super::gemm::dims(s);
+        Box::new(GemvCase::new(m, n, kk, GemvImpl::User(k), seed))
+    },
 };

@@ -6,11 +6,14 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{random_dim, CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::user::signature::{p, ParamKind::*};
+use crate::user::{self, Arg, UserKernel};
 use crate::verify::{compare, reference, Tolerance};
 use anyhow::Result;
 use half::f16;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
 
 pub const EPS: f32 = 1e-5;
 /// Rows checked against float64 at most (evenly spread beyond that).
@@ -47,6 +50,8 @@ pub struct LayerNormCase {
     sets: Vec<LnSet>,
     gamma: Option<DevBuf<f16>>,
     beta: Option<DevBuf<f16>>,
+    /// A user's kernel run in place of ours (impl "user").
+    user: Option<Arc<UserKernel>>,
 }
 
 impl LayerNormCase {
@@ -59,6 +64,13 @@ impl LayerNormCase {
             sets: Vec::new(),
             gamma: None,
             beta: None,
+            user: None,
+        }
+    }
+    pub fn user(rows: u64, hidden: u64, kernel: Arc<UserKernel>, seed: u64) -> Self {
+        LayerNormCase {
+            user: Some(kernel),
+            ..Self::new(rows, hidden, 0, seed)
         }
     }
     fn shape(&self) -> Shape {
@@ -71,12 +83,15 @@ impl LayerNormCase {
 
 impl BenchCase for LayerNormCase {
     fn id(&self) -> CaseId {
-        CaseId::new(
-            "layernorm",
-            "ours",
-            &format!("v{}", self.variant),
-            self.shape(),
-        )
+        match &self.user {
+            Some(u) => CaseId::new("layernorm", "user", &user::variant_label(u), self.shape()),
+            None => CaseId::new(
+                "layernorm",
+                "ours",
+                &format!("v{}", self.variant),
+                self.shape(),
+            ),
+        }
     }
     fn work(&self) -> Work {
         work::layernorm(self.rows, self.hidden)
@@ -92,7 +107,7 @@ impl BenchCase for LayerNormCase {
             let x = DevBuf::random(gpu, n, self.seed + s, -1.0, 3.0, "LayerNorm x")?;
             self.sets.push(LnSet {
                 x,
-                y: DevBuf::poisoned(gpu, n, "LayerNorm y")?,
+                y: user::output(gpu, self.user.is_some(), n, "LayerNorm y")?,
             });
         }
         let h = self.hidden as usize;
@@ -106,6 +121,12 @@ impl BenchCase for LayerNormCase {
             self.gamma.as_ref().expect("prepared"),
             self.beta.as_ref().expect("prepared"),
         );
+        if let Some(u) = &self.user {
+            let (r, h) = (self.rows as i32, self.hidden as i32);
+            let args = [s.x.ptr(gpu), g.ptr(gpu), b.ptr(gpu), s.y.ptr(gpu)].map(Arg::Ptr);
+            let args = [&args[..], &[Arg::I32(r), Arg::I32(h), Arg::F32(EPS)]].concat();
+            return u.launch(gpu, &self.shape(), &args);
+        }
         // SAFETY: x, y rows*hidden, gamma and beta hidden fp16 values.
         let code = unsafe {
             ffi::rl_layernorm(
@@ -165,11 +186,12 @@ impl BenchCase for LayerNormCase {
         if unwritten > 0 {
             detail += &format!(", {unwritten} elements never written in total");
         }
-        Ok(Verification {
+        let v = Verification {
             passed: cmp.passed && unwritten == 0,
             rel_err: cmp.rel_fro,
             detail,
-        })
+        };
+        user::with_guards(gpu, v, &[("y", &self.sets[0].y)])
     }
 }
 
@@ -255,4 +277,17 @@ pub const FAMILY: Family = Family {
     elementwise_point: Some(|bytes, seed| {
         Box::new(LayerNormCase::new(bytes / 8192, 4096, best(), seed))
     }),
+    user_params: &[
+        p("const __half* x", Ptr),
+        p("const __half* gamma", Ptr),
+        p("const __half* beta", Ptr),
+        p("__half* y", Ptr),
+        p("int rows", I32),
+        p("int hidden", I32),
+        p("float eps", F32),
+    ],
+    user_case: |s, k, _, seed| {
+        let (r, h) = rows_of(s);
+        Box::new(LayerNormCase::user(r, h, k, seed))
+    },
 };

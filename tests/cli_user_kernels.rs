@@ -1,0 +1,272 @@
+//! Bring your own kernel through the CLI: every example compiles and takes its family's
+//! signature, a compile error exits 2 with the compiler's line, `roofline new` writes a file
+//! that compiles (CPU tests, NVRTC from scripts/setup.sh); on the GPU every example verifies
+//! and is timed beside ours and the library, and every broken one gets its exit code.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn roofline() -> Command {
+    match std::env::var("ROOFLINE_BIN") {
+        Ok(b) => Command::new(b),
+        Err(_) => Command::new(env!("CARGO_BIN_EXE_roofline")),
+    }
+}
+
+fn examples() -> PathBuf {
+    // The bundle runs from its own folder; cargo from the crate's.
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kernels");
+    if here.is_dir() {
+        here
+    } else {
+        PathBuf::from("examples/kernels")
+    }
+}
+
+fn run(args: &[&str]) -> Output {
+    roofline().args(args).output().expect("run roofline")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// (family, example file) for every good example.
+fn good() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(examples()).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "cu") {
+            let t = std::fs::read_to_string(&p).unwrap();
+            let fam = t
+                .lines()
+                .find_map(|l| l.split("roofline: family =").nth(1))
+                .expect("a family line")
+                .trim()
+                .to_string();
+            out.push((fam, p));
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 8, "{out:?}");
+    out
+}
+
+#[test]
+fn every_example_compiles_and_takes_its_signature() {
+    for (fam, p) in good() {
+        let o = run(&[
+            "bench",
+            &fam,
+            "--kernel-file",
+            p.to_str().unwrap(),
+            "--compile-only",
+        ]);
+        assert!(o.status.success(), "{}: {}", p.display(), text(&o));
+        assert!(text(&o).contains("signature"), "{}", text(&o));
+    }
+}
+
+#[test]
+fn a_compile_error_exits_2_with_the_compilers_line() {
+    let p = examples().join("broken/gemv_compile_error.cu");
+    let o = run(&[
+        "bench",
+        "gemv",
+        "--kernel-file",
+        p.to_str().unwrap(),
+        "--compile-only",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("gemv_compile_error.cu(20): error"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_file_for_another_family_or_signature_is_refused() {
+    let p = examples().join("gemv_naive.cu");
+    let o = run(&[
+        "bench",
+        "layernorm",
+        "--kernel-file",
+        p.to_str().unwrap(),
+        "--compile-only",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("written for family 'gemv'"),
+        "{}",
+        text(&o)
+    );
+    // The same kernel with its launch block's family line removed: the signature check.
+    let dir = tempfile::tempdir().unwrap();
+    let t = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("// roofline: family = gemv\n", "");
+    let q = dir.path().join("g.cu");
+    std::fs::write(&q, t).unwrap();
+    let o = run(&[
+        "bench",
+        "relu",
+        "--kernel-file",
+        q.to_str().unwrap(),
+        "--compile-only",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("a relu kernel takes"), "{}", text(&o));
+    let o = run(&["bench", "gemv", "--impl", "user"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+#[test]
+fn new_writes_a_kernel_that_compiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for fam in ["gemv", "layernorm", "hgemm"] {
+        let o = run(&["new", fam, &format!("my_{fam}"), "--dir", d]);
+        assert!(o.status.success(), "{}", text(&o));
+        let f = dir.path().join(format!("my_{fam}.cu"));
+        assert!(text(&o).contains(&format!("roofline bench {fam} --kernel-file")));
+        let o = run(&[
+            "bench",
+            fam,
+            "--kernel-file",
+            f.to_str().unwrap(),
+            "--compile-only",
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        // A second time: the file exists, nothing is overwritten.
+        let o = run(&["new", fam, &format!("my_{fam}"), "--dir", d]);
+        assert_eq!(o.status.code(), Some(2));
+    }
+}
+
+// ---- on the GPU
+
+fn bench_json(args: &[&str], out: &Path) -> (Output, Option<serde_json::Value>) {
+    let mut a: Vec<&str> = args.to_vec();
+    a.extend(["--max-time-ms", "100", "--out", out.to_str().unwrap()]);
+    let o = run(&a);
+    let v = std::fs::read_to_string(out)
+        .ok()
+        .map(|t| serde_json::from_str(&t).unwrap());
+    (o, v)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_example_verifies_beside_ours_and_the_library_interleaved() {
+    let dir = tempfile::tempdir().unwrap();
+    for (fam, p) in good() {
+        let shape: &[&str] = match fam.as_str() {
+            "hgemm" | "gemm_bias_gelu" => &["--m", "1000", "--n", "1030", "--k", "520"],
+            "gemv" => &["--m", "3", "--n", "4100", "--k", "4097"],
+            "layernorm" | "add_rmsnorm" => &["--rows", "300", "--hidden", "4099"],
+            "copy" => &["--bytes", "4000002"],
+            _ => &["--elems", "1000003"],
+        };
+        let out = dir.path().join(format!("{fam}.json"));
+        let mut args = vec!["bench", fam.as_str(), "--kernel-file", p.to_str().unwrap()];
+        args.extend(shape);
+        args.push("--interleave");
+        let (o, v) = bench_json(&args, &out);
+        assert!(o.status.success(), "{fam}: {}", text(&o));
+        let recs = v.unwrap()["records"].as_array().unwrap().clone();
+        let user: Vec<_> = recs.iter().filter(|r| r["impl"] == "user").collect();
+        assert_eq!(user.len(), 1, "{fam}: {recs:?}");
+        assert_eq!(user[0]["verified"], true, "{fam}");
+        assert!(
+            user[0]["variant"].as_str().unwrap().contains(".cu:"),
+            "{fam}"
+        );
+        assert!(
+            recs.iter().any(|r| r["impl"] == "ours"),
+            "{fam}: ours beside it"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn broken_examples_get_their_exit_codes_and_keep_earlier_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = |name: &str| examples().join("broken").join(name);
+    let shape = ["--m", "2", "--n", "1000", "--k", "300"];
+    // Wrong result: exit 1, the error norm named.
+    let f = b("gemv_wrong_result.cu");
+    let mut a = vec![
+        "bench",
+        "gemv",
+        "--kernel-file",
+        f.to_str().unwrap(),
+        "--impl",
+        "user",
+    ];
+    a.extend(shape);
+    let (o, _) = bench_json(&a, &dir.path().join("w.json"));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("rel"), "{}", text(&o));
+    // Out of bounds: caught by the guard band, the offset named, exit 1.
+    let f = b("gemv_out_of_bounds.cu");
+    let mut a = vec![
+        "bench",
+        "gemv",
+        "--kernel-file",
+        f.to_str().unwrap(),
+        "--impl",
+        "user",
+    ];
+    a.extend(shape);
+    let (o, _) = bench_json(&a, &dir.path().join("o.json"));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("past the end, the first at index 2000"),
+        "{}",
+        text(&o)
+    );
+    // A fault: exit 3, named, and ours (measured first) written.
+    let f = b("gemv_fault.cu");
+    let out = dir.path().join("f.json");
+    let mut a = vec![
+        "bench",
+        "gemv",
+        "--kernel-file",
+        f.to_str().unwrap(),
+        "--impl",
+        "ours,cublas,user",
+    ];
+    a.extend(shape);
+    let (o, v) = bench_json(&a, &out);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    assert!(
+        text(&o).contains("gemv_fault.cu:gemv_naive"),
+        "{}",
+        text(&o)
+    );
+    let recs = v.expect("earlier results written")["records"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(recs.len(), 2, "ours and cuBLAS kept: {recs:?}");
+    // A hang: stopped by the time limit, exit 3.
+    let f = b("gemv_hang.cu");
+    let mut a = vec![
+        "bench",
+        "gemv",
+        "--kernel-file",
+        f.to_str().unwrap(),
+        "--impl",
+        "user",
+    ];
+    a.extend(shape);
+    let (o, _) = bench_json(&a, &dir.path().join("h.json"));
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    assert!(text(&o).contains("did not finish"), "{}", text(&o));
+}
