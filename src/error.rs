@@ -53,6 +53,26 @@ pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     LabError::Usage(msg.into()).into()
 }
 
+/// A kernel that never finished cannot be cleaned up: freeing its buffers or its context
+/// waits on it forever. After what was measured is written, such an error ends the process
+/// at once (exit 3) instead of returning through those destructors.
+pub fn exit_now_if_hung(err: &anyhow::Error) {
+    let hung = err.chain().any(|e| {
+        matches!(e.downcast_ref::<LabError>(),
+            Some(LabError::KernelFault { detail, .. }) if detail.contains("did not finish"))
+    });
+    if hung {
+        use std::io::Write;
+        eprintln!("error: {err:#}");
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        // SAFETY: _exit ends the process without running atexit handlers, among them the
+        // CUDA runtime's teardown, which would wait on the spinning kernel; the OS reclaims
+        // the context. Everything worth keeping was written before this call.
+        unsafe { libc::_exit(3) }
+    }
+}
+
 /// The exit code for any error: a LabError anywhere in the chain decides, else 1.
 pub fn exit_code_of(err: &anyhow::Error) -> i32 {
     err.chain()

@@ -387,6 +387,7 @@ fn run_cases(
                 s.records.len()
             );
         }
+        crate::error::exit_now_if_hung(&e);
         return Err(e);
     }
     emit(&s.results(), output)?;

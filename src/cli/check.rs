@@ -86,7 +86,9 @@ fn run_user(device: usize, a: &CheckArgs, path: &std::path::Path) -> Result<()> 
             Ok(v) => v,
             Err(e) => {
                 println!("{}", render(&rows, a.verbose));
-                return Err(e.context(format!("while checking {name}")));
+                let e = e.context(format!("while checking {name}"));
+                crate::error::exit_now_if_hung(&e);
+                return Err(e);
             }
         };
         rows.push(CheckRow {
