@@ -50,6 +50,10 @@ struct FamilyOut {
     impls: &'static [&'static str],
     default_impls: &'static [&'static str],
     our_impls: Vec<&'static str>,
+    /// The parameter list of a user's kernel for this family (--kernel-file).
+    user_signature: String,
+    /// The variables its launch block may use.
+    user_launch_vars: Vec<&'static str>,
     best: String,
     dispatch: Vec<DispatchOut>,
     sweeps: &'static [&'static str],
@@ -69,6 +73,11 @@ fn describe(f: &Family) -> FamilyOut {
         impls: f.impls,
         default_impls: f.default_impls,
         our_impls: f.our_impls(),
+        user_signature: crate::user::signature::c_signature(f.user_params),
+        user_launch_vars: crate::user::geometry::shape_vars(&f.shape.default_shape())
+            .into_iter()
+            .map(|(v, _)| v)
+            .collect(),
         best: format!("v{}", (f.best)()),
         dispatch: f
             .dispatch
@@ -122,6 +131,12 @@ fn render(f: &FamilyOut) -> String {
     if !f.sweeps.is_empty() {
         out += &format!("  sweeps: {}\n", f.sweeps.join(", "));
     }
+    out += &format!(
+        "  your kernel (--kernel-file): extern \"C\" __global__ void NAME{}; launch block \
+         variables: {}\n",
+        f.user_signature,
+        f.user_launch_vars.join(" ")
+    );
     out += &format!("  best = {}:\n", f.best);
     for d in &f.dispatch {
         out += &format!("    {}: {} ({})\n", d.shapes, d.runs, d.why);
