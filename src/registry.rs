@@ -108,6 +108,24 @@ pub enum CheckPick {
     Random { i: usize, seed: u64 },
 }
 
+impl CheckPick {
+    /// The seed of a case: the family's own for a fixed shape, the check's for a random one.
+    pub fn seed_or(self, fixed: u64) -> u64 {
+        match self {
+            CheckPick::Fixed => fixed,
+            CheckPick::Random { seed, .. } => seed,
+        }
+    }
+}
+
+/// One case per variant: how most families build their check and bench cases.
+pub fn per_variant(
+    vs: &[u32],
+    case: impl Fn(u32) -> Box<dyn BenchCase>,
+) -> Vec<Box<dyn BenchCase>> {
+    vs.iter().map(|&v| case(v)).collect()
+}
+
 /// A validated `bench` request, handed to the family to build its cases.
 #[derive(Debug, Clone)]
 pub struct BenchRequest {

@@ -7,7 +7,7 @@ use super::layernorm::{check_rows, random_rows, rows_of};
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu, POISON_F16};
 use crate::measure::{BenchCase, CaseId, Verification};
-use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
+use crate::registry::{per_variant, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{ComputeUnit, Work};
 use crate::user::signature::{p, ParamKind::*};
@@ -286,21 +286,15 @@ pub const FAMILY: Family = Family {
     random_shape: random_rows,
     check_cases: |s, vs, pick| {
         let (r, h) = rows_of(s);
-        let seed = match pick {
-            CheckPick::Fixed => r * 7 + h,
-            CheckPick::Random { seed, .. } => seed,
-        };
-        vs.iter()
-            .map(|&v| Box::new(AddRmsNormCase::new(r, h, v, seed)) as _)
-            .collect()
+        per_variant(vs, |v| {
+            Box::new(AddRmsNormCase::new(r, h, v, pick.seed_or(r * 7 + h)))
+        })
     },
     bench_cases: |req| {
         let (r, h) = rows_of(&req.shape);
-        Ok(req
-            .variants
-            .iter()
-            .map(|&v| Box::new(AddRmsNormCase::new(r, h, v, req.seed)) as _)
-            .collect())
+        Ok(per_variant(&req.variants, |v| {
+            Box::new(AddRmsNormCase::new(r, h, v, req.seed))
+        }))
     },
     sweeps: &["elementwise"],
     elementwise_point: Some(|bytes, seed| {

@@ -5,7 +5,7 @@ use crate::error::usage;
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
-use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
+use crate::registry::{per_variant, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, ComputeUnit, Work};
 use crate::user::signature::{p, ParamKind::*};
@@ -379,23 +379,16 @@ pub const FAMILY: Family = Family {
     },
     check_cases: |s, vs, pick| {
         let b = bytes_of(s);
-        let seed = match pick {
-            CheckPick::Fixed => b,
-            CheckPick::Random { seed, .. } => seed,
-        };
-        vs.iter()
-            .map(|&v| Box::new(CopyCase::new(b, v, seed)) as _)
-            .collect()
+        per_variant(vs, |v| Box::new(CopyCase::new(b, v, pick.seed_or(b))))
     },
     bench_cases: |r| {
         let b = bytes_of(&r.shape);
         if !b.is_multiple_of(2) {
             return Err(usage("--bytes must be even (the copy moves fp16 elements)"));
         }
-        Ok(r.variants
-            .iter()
-            .map(|&v| Box::new(CopyCase::new(b, v, r.seed)) as _)
-            .collect())
+        Ok(per_variant(&r.variants, |v| {
+            Box::new(CopyCase::new(b, v, r.seed))
+        }))
     },
     sweeps: &["elementwise"],
     elementwise_point: Some(|bytes, seed| Box::new(CopyCase::new(bytes, CopyCase::best(), seed))),

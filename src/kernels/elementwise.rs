@@ -3,7 +3,7 @@
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
-use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
+use crate::registry::{per_variant, CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use crate::user::signature::{p, ParamKind::*};
@@ -239,20 +239,15 @@ pub const RELU: Family = Family {
     random_shape: random_size,
     check_cases: |s, vs, pick| {
         let n = elems_of(s);
-        let seed = match pick {
-            CheckPick::Fixed => n,
-            CheckPick::Random { seed, .. } => seed,
-        };
-        vs.iter()
-            .map(|&v| Box::new(ElementwiseCase::new(Op::Relu, n, v, seed)) as _)
-            .collect()
+        per_variant(vs, |v| {
+            Box::new(ElementwiseCase::new(Op::Relu, n, v, pick.seed_or(n)))
+        })
     },
     bench_cases: |r| {
         let n = elems_of(&r.shape);
-        Ok(r.variants
-            .iter()
-            .map(|&v| Box::new(ElementwiseCase::new(Op::Relu, n, v, r.seed)) as _)
-            .collect())
+        Ok(per_variant(&r.variants, |v| {
+            Box::new(ElementwiseCase::new(Op::Relu, n, v, r.seed))
+        }))
     },
     sweeps: &["elementwise"],
     elementwise_point: Some(|bytes, seed| {
@@ -301,10 +296,9 @@ pub const GELU: Family = Family {
     },
     bench_cases: |r| {
         let n = elems_of(&r.shape);
-        Ok(r.variants
-            .iter()
-            .map(|&v| Box::new(ElementwiseCase::new(Op::Gelu(r.gelu), n, v, r.seed)) as _)
-            .collect())
+        Ok(per_variant(&r.variants, |v| {
+            Box::new(ElementwiseCase::new(Op::Gelu(r.gelu), n, v, r.seed))
+        }))
     },
     sweeps: &["elementwise"],
     elementwise_point: Some(|bytes, seed| {

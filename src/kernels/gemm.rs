@@ -5,7 +5,7 @@ use super::cublas_gemm::{gemm_row_major, gemm_shape, CublasGemmCase, Dtype, Gemm
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
-use crate::registry::{random_dim, CheckPick, Dispatch, Family, ShapeKind};
+use crate::registry::{per_variant, random_dim, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use crate::user::signature::{p, ParamKind::*};
@@ -268,13 +268,9 @@ pub const FAMILY: Family = Family {
     random_shape: random_gemm_shape,
     check_cases: |s, vs, pick| {
         let (m, n, k) = dims(s);
-        let seed = match pick {
-            CheckPick::Fixed => m + n,
-            CheckPick::Random { seed, .. } => seed,
-        };
-        vs.iter()
-            .map(|&v| Box::new(HgemmCase::new(m, n, k, v, seed)) as Box<dyn BenchCase>)
-            .collect()
+        per_variant(vs, |v| {
+            Box::new(HgemmCase::new(m, n, k, v, pick.seed_or(m + n)))
+        })
     },
     bench_cases: |r| {
         let (m, n, k) = dims(&r.shape);

@@ -7,7 +7,7 @@ use crate::error::usage;
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
-use crate::registry::{random_dim, CheckPick, Dispatch, Family, ShapeKind};
+use crate::registry::{per_variant, random_dim, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use crate::user::signature::{p, ParamKind::*};
@@ -251,13 +251,10 @@ pub const FAMILY: Family = Family {
     },
     check_cases: |s, vs, pick| {
         let (m, n, k) = super::gemm::dims(s);
-        let seed = match pick {
-            CheckPick::Fixed => n + k,
-            CheckPick::Random { seed, .. } => seed,
-        };
-        vs.iter()
-            .map(|&v| Box::new(GemvCase::new(m, n, k, GemvImpl::Ours(v), seed)) as _)
-            .collect()
+        let seed = pick.seed_or(n + k);
+        per_variant(vs, |v| {
+            Box::new(GemvCase::new(m, n, k, GemvImpl::Ours(v), seed))
+        })
     },
     bench_cases: |r| {
         let (m, n, k) = super::gemm::dims(&r.shape);

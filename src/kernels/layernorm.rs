@@ -3,7 +3,7 @@
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
-use crate::registry::{random_dim, CheckPick, Dispatch, Family, ShapeKind};
+use crate::registry::{per_variant, random_dim, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use crate::user::signature::{p, ParamKind::*};
@@ -257,21 +257,15 @@ pub const FAMILY: Family = Family {
     random_shape: random_rows,
     check_cases: |s, vs, pick| {
         let (r, h) = rows_of(s);
-        let seed = match pick {
-            CheckPick::Fixed => r + h,
-            CheckPick::Random { seed, .. } => seed,
-        };
-        vs.iter()
-            .map(|&v| Box::new(LayerNormCase::new(r, h, v, seed)) as _)
-            .collect()
+        per_variant(vs, |v| {
+            Box::new(LayerNormCase::new(r, h, v, pick.seed_or(r + h)))
+        })
     },
     bench_cases: |req| {
         let (r, h) = rows_of(&req.shape);
-        Ok(req
-            .variants
-            .iter()
-            .map(|&v| Box::new(LayerNormCase::new(r, h, v, req.seed)) as _)
-            .collect())
+        Ok(per_variant(&req.variants, |v| {
+            Box::new(LayerNormCase::new(r, h, v, req.seed))
+        }))
     },
     sweeps: &["elementwise"],
     elementwise_point: Some(|bytes, seed| {
