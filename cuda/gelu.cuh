@@ -49,7 +49,8 @@ __device__ __forceinline__ float rl_gelu_erf(float x) {
 // float64 x Phi(x): absolute error <= 2e-7 max(1, |x|) (host form, exact exp2; the SFU's ex2
 // and rcp add ~2^-22 relative), at most 1.7x the erff form's and smaller below x = -5, where
 // 1 + erff cancels; both far below half an fp16 ulp of the output. The fit and that comparison:
-// scripts/fit_gelu_erf.py; the CPU test of these coefficients: src/kernels/gemm_gelu.rs.
+// scripts/fit_gelu_erf.py (in git at 877c669); the CPU test of these coefficients:
+// src/kernels/gemm_gelu.rs.
 __host__ __device__ __forceinline__ float rl_gelu_erf_q(float x) {
   const float x2 = fminf(x * x, 30.25f);
   float p = -5.067292363e-09f;

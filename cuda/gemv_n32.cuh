@@ -6,7 +6,8 @@ namespace {
 // ---------------------------------------------------------------- v18: 32-column slabs
 // Where v17 runs the (1, 2) clusters (N / 64 slabs between a quarter and a half of the SMs:
 // N = 4096 on an H200), 2..16 rows here take 32-column slabs over all of K instead, N / 32
-// CTAs of 16 warps and no cluster. The probe scripts/device/probes/gemv_xp_parts.cu timed
+// CTAs of 16 warps and no cluster. The probe scripts/device/probes/gemv_xp_parts.cu (in git at
+// 877c669) timed
 // v17's unit loop at 4096² with its parts switched off: the walk reaches the read (within
 // ~0.1 us), and the whole gap (1.0 us at 2..8 rows, 1.5 at 16) is the end, of which the
 // cluster's start, exchange and its waits take ~0.5 us and the reduction through shared
@@ -24,7 +25,8 @@ namespace {
 // CTA reads all of K of x) take back most of the end's gain.
 // K % 64 == 0 and x 16-byte aligned (the host checks); a lane past N loads column N - 4, a
 // lane past M loads row M - 1 of x (sums never stored).
-// V19 (GEMV v19; probe scripts/device/probes/gemv_n32_end.cu, runs NE1, NE2): W's loads carry
+// V19 (GEMV v19; probe scripts/device/probes/gemv_n32_end.cu at 877c669, runs NE1, NE2): W's
+// loads carry
 // an L2 prefetch of their 256-byte block (the walk 0.1-0.2 us faster), and the end is one
 // pass: lane l of warp w sums entry w of lane l over the 16 warps, its own warp's term from
 // its registers, in v18's order (bitwise v18's y), and stores it; no part[], one barrier.

@@ -11,7 +11,8 @@ namespace {
 // shared memory instead of registers: v10's register ring is held back by ptxas's single
 // scoreboard for all of a warp's loads, and at 17..64 rows its accumulators leave no room for
 // more than 2 groups per warp (the register ring measured 1.1-1.7x v15 there). The TMA probe
-// (scripts/device/probes/tma_slab.cu) streamed a 64-column slab this way with 4 stages of
+// (scripts/device/probes/tma_slab.cu, in git at 877c669) streamed a 64-column slab this way with
+// 4 stages of
 // 16 KB within ~4% of the plain read.
 // - A CTA is 8 warps; thread 0 also issues the copies (a ninth, producer warp would cost
 //   ptxas a register budget of 12 warps and spill R = 4). A stage is 128 rows of K: W's
@@ -51,7 +52,7 @@ template <int R>
 constexpr int kTmaSmem = kTmaSmemD<R>(kTmaDepth);
 
 // D: stages in the ring (kTmaDepth in the product; other depths in the probe
-// scripts/device/probes/gemv_tma_depth.cu).
+// scripts/device/probes/gemv_tma_depth.cu at 877c669).
 template <int R, bool CLUSTER, int D = kTmaDepth, int PUSH = 0, bool STAGEB = false>
 __global__ void __launch_bounds__(kTmaThreads, 1)
     gemv_slab_tma(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,

@@ -245,7 +245,8 @@ __device__ __forceinline__ void run_pipelined(Pipeline<Cfg, true> &pipe, int wm,
 // where the fused kernel (255 registers) rebuilt each copy pass's 64-bit source in one of two
 // pairs an LDGSTS had not yet read: in its SASS the median distance from a copy to the rewrite
 // of its source pair goes from 13 to 37 instructions (the plain loop's 38; the loop 1055 ->
-// 1094 instructions), with no spill (scripts/sass_copy_war.py). On the plain kernel the same
+// 1094 instructions), with no spill (scripts/sass_copy_war.py, in git at 877c669). On the plain
+// kernel the same
 // zero spills 440 bytes, so the plain family keeps v26's loop.
 template <class Cfg, bool OPAQUE_LAST = false>
 __device__ __forceinline__ void run_lean(half *smem, const half *A, const half *B, int N, int K,
