@@ -28,6 +28,17 @@ fn run(args: &[&str]) -> Output {
     roofline().args(args).output().expect("run roofline")
 }
 
+/// `bench FAMILY --kernel-file PATH --compile-only`: no GPU needed.
+fn compile_only(family: &str, path: &Path) -> Output {
+    run(&[
+        "bench",
+        family,
+        "--kernel-file",
+        path.to_str().unwrap(),
+        "--compile-only",
+    ])
+}
+
 fn text(o: &Output) -> String {
     format!(
         "{}{}",
@@ -60,13 +71,7 @@ fn good() -> Vec<(String, PathBuf)> {
 #[test]
 fn every_example_compiles_and_takes_its_signature() {
     for (fam, p) in good() {
-        let o = run(&[
-            "bench",
-            &fam,
-            "--kernel-file",
-            p.to_str().unwrap(),
-            "--compile-only",
-        ]);
+        let o = compile_only(&fam, &p);
         assert!(o.status.success(), "{}: {}", p.display(), text(&o));
         assert!(text(&o).contains("signature"), "{}", text(&o));
     }
@@ -75,13 +80,7 @@ fn every_example_compiles_and_takes_its_signature() {
 #[test]
 fn a_compile_error_exits_2_with_the_compilers_line() {
     let p = examples().join("broken/gemv_compile_error.cu");
-    let o = run(&[
-        "bench",
-        "gemv",
-        "--kernel-file",
-        p.to_str().unwrap(),
-        "--compile-only",
-    ]);
+    let o = compile_only("gemv", &p);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
         text(&o).contains("gemv_compile_error.cu(20): error"),
@@ -93,13 +92,7 @@ fn a_compile_error_exits_2_with_the_compilers_line() {
 #[test]
 fn a_file_for_another_family_or_signature_is_refused() {
     let p = examples().join("gemv_naive.cu");
-    let o = run(&[
-        "bench",
-        "layernorm",
-        "--kernel-file",
-        p.to_str().unwrap(),
-        "--compile-only",
-    ]);
+    let o = compile_only("layernorm", &p);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
         text(&o).contains("written for family 'gemv'"),
@@ -113,13 +106,7 @@ fn a_file_for_another_family_or_signature_is_refused() {
         .replace("// roofline: family = gemv\n", "");
     let q = dir.path().join("g.cu");
     std::fs::write(&q, t).unwrap();
-    let o = run(&[
-        "bench",
-        "relu",
-        "--kernel-file",
-        q.to_str().unwrap(),
-        "--compile-only",
-    ]);
+    let o = compile_only("relu", &q);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("a relu kernel takes"), "{}", text(&o));
     let o = run(&["bench", "gemv", "--impl", "user"]);
@@ -135,13 +122,7 @@ fn new_writes_a_kernel_that_compiles() {
         assert!(o.status.success(), "{}", text(&o));
         let f = dir.path().join(format!("my_{fam}.cu"));
         assert!(text(&o).contains(&format!("roofline bench {fam} --kernel-file")));
-        let o = run(&[
-            "bench",
-            fam,
-            "--kernel-file",
-            f.to_str().unwrap(),
-            "--compile-only",
-        ]);
+        let o = compile_only(fam, &f);
         assert!(o.status.success(), "{}", text(&o));
         // A second time: the file exists, nothing is overwritten.
         let o = run(&["new", fam, &format!("my_{fam}"), "--dir", d]);

@@ -261,23 +261,13 @@ pub const RELU: Family = Family {
     user_case: |s, k, _, seed| Box::new(ElementwiseCase::user(Op::Relu, elems_of(s), k, seed)),
 };
 
+/// GELU shares ReLU's shape, references, variants and dispatch (one kernel file, one variant
+/// table); it differs in its work, its GELU form and its cases.
 pub const GELU: Family = Family {
     name: "gelu",
-    aliases: &[],
     summary: "GELU over fp16 elements, tanh or erf form (records: gelu, gelu_erf)",
-    shape: ShapeKind::Elems { elems: 1 << 29 },
-    references: &["float64 CPU"],
-    tolerance: Tolerance::ELEMENTWISE,
-    impls: &["ours"],
-    default_impls: &["ours"],
-    library: "",
     takes_gelu: true,
-    variants,
-    best,
-    dispatch: DISPATCH,
     work: |s| work::gelu(elems_of(s)),
-    check_shapes: check_sizes,
-    random_shape: random_size,
     check_cases: |s, vs, pick| {
         let n = elems_of(s);
         match pick {
@@ -300,7 +290,6 @@ pub const GELU: Family = Family {
             Box::new(ElementwiseCase::new(Op::Gelu(r.gelu), n, v, r.seed))
         }))
     },
-    sweeps: &["elementwise"],
     elementwise_point: Some(|bytes, seed| {
         Box::new(ElementwiseCase::new(Op::Gelu(0), bytes / 2, best(), seed))
     }),
@@ -313,4 +302,5 @@ pub const GELU: Family = Family {
     user_case: |s, k, gelu, seed| {
         Box::new(ElementwiseCase::user(Op::Gelu(gelu), elems_of(s), k, seed))
     },
+    ..RELU
 };
