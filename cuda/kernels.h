@@ -31,6 +31,15 @@ int rl_last_error(void);
 /* A deliberately faulting kernel (writes through a bad pointer): tests the fault path. */
 int rl_inject_fault(void *stream);
 
+/* ---- the blocking kernel of `kernel` timing (blocking.cu) ---- */
+/* `count` ints of mapped, zeroed host memory: *host for the CPU, *device for kernels. */
+int rl_host_flags_alloc(int **host, int **device, int count);
+int rl_host_flags_free(int *host);
+/* One thread spins until *release != 0 (device pointer of a host flag) or limit_ns pass on
+ * the GPU's clock; then sets *timed_out = 1. Work enqueued behind it waits in the stream. */
+int rl_block_stream(const int *release, int *timed_out, unsigned long long limit_ns,
+                    void *stream);
+
 /* ---- buffer fills (fill.cu) ---- */
 /* p[i] = uniform in [lo, hi) from a counter-based hash of (seed, i): the same seed gives the
  * same data on any GPU, and filling GiBs takes milliseconds instead of host seconds. */

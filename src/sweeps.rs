@@ -40,12 +40,6 @@ impl Sweep {
     }
 }
 
-/// Warm-up before a square-sweep case is timed, and its least sampling time: long enough for
-/// the H200's clocks to settle under that case's own load (they fall 12-16% in the first
-/// ~0.5-2 s of a large GEMM; docs/perf-log.md, O1).
-pub const SETTLE_WARMUP_MS: f64 = 1500.0;
-pub const SETTLED_MIN_TIME_MS: f64 = 500.0;
-
 /// One case of a plan, with how to time it and (optionally) the labels its record gets.
 pub struct Planned {
     pub experiment: &'static str,
@@ -74,11 +68,14 @@ impl Default for SweepOpts {
             quick: false,
             verify: true,
             seed: 1,
+            // Unthrottled kernel-mode samples are quiet (~0.1-1% MAD), so a sweep needs few:
+            // at least 5 and 20 ms, at most 300 ms of sampling per case (a slow early variant
+            // of the ladder then costs 5 launches, not seconds).
             stop: StopRule {
-                min_samples: 10,
+                min_samples: 5,
                 max_samples: 2000,
-                min_time_ms: 30.0,
-                max_time_ms: 800.0,
+                min_time_ms: 20.0,
+                max_time_ms: 300.0,
                 target_noise: 0.01,
             },
             warmup_ms: 10.0,
@@ -122,7 +119,7 @@ fn group_from(plan: &mut [Planned], from: usize) {
 }
 
 pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
-    let cold = o.cfg(CacheMode::Cold, TimingMode::Launch);
+    let cold = o.cfg(CacheMode::Cold, TimingMode::Kernel);
     let mut p = Vec::new();
     match sweep {
         Sweep::Square => {
@@ -132,50 +129,31 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
             } else {
                 &[128, 256, 512, 1024, 2048, 4096, 8192]
             };
-            // Each case timed alone at its sustained clocks: a compute-bound GEMM runs at boost
-            // for ~100 ms and then settles lower under the power cap, so a short warm-up would
-            // time each case at a point of that transient set by the case before it (the order
-            // of the sweep), and interleaving ours with cuBLAS puts the clock drops of its
-            // higher power draw on our samples (docs/perf-log.md, O1 and report D).
-            let settled = MeasureConfig {
-                warmup_ms: SETTLE_WARMUP_MS,
-                stop: StopRule {
-                    min_time_ms: SETTLED_MIN_TIME_MS,
-                    max_time_ms: SETTLED_MIN_TIME_MS * 2.0,
-                    ..o.stop
-                },
-                ..cold
-            };
+            // Ours and cuBLAS interleaved per size: samples the power cap slows are left
+            // out (measure::sampling), so the pair is compared at the same, unthrottled
+            // clocks, whichever of them draws more power.
             for &n in sizes {
+                let from = p.len();
                 push(
                     &mut p,
                     "square",
                     HgemmCase::new(n, n, n, best_v, o.seed),
-                    settled,
+                    cold,
                 );
                 push(
                     &mut p,
                     "square",
                     CublasGemmCase::new(n, n, n, Dtype::F16, o.seed),
-                    settled,
+                    cold,
                 );
+                group_from(&mut p, from);
             }
-            // The progression v1..vN at the sizes the targets name, each alone in the same way
-            // (interleaved, the slow early variants' low power draw would raise the clocks the
-            // others are timed at).
-            let prog: &[u64] = if o.quick {
-                &[4096]
-            } else {
-                &[2048, 4096, 8192]
-            };
+            // The progression v1..vN, each alone, at 4096^3 (the size the targets name; the
+            // full report adds 2048^3, where small grids show).
+            let prog: &[u64] = if o.quick { &[4096] } else { &[2048, 4096] };
             for &n in prog {
                 for (v, _) in gemm::variants().into_iter().filter(|(v, _)| *v != best_v) {
-                    push(
-                        &mut p,
-                        "square",
-                        HgemmCase::new(n, n, n, v, o.seed),
-                        settled,
-                    );
+                    push(&mut p, "square", HgemmCase::new(n, n, n, v, o.seed), cold);
                 }
             }
         }
@@ -234,7 +212,7 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
             };
             for &nk in &[4096u64, 8192] {
                 for cache in [CacheMode::Cold, CacheMode::Hot] {
-                    let cfg = o.cfg(cache, TimingMode::Launch);
+                    let cfg = o.cfg(cache, TimingMode::Kernel);
                     // The floor no GEMV can beat: one read of W. Cold, it is timed interleaved
                     // with the GEMVs (ours and cuBLAS, M <= 16) that the targets compare with
                     // it, so that drifts of the GPU between cases (clocks, HBM temperature)
@@ -303,8 +281,8 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
                 &[1, 4, 16, 32, 64, 256, 1024]
             };
             let modes: &[(CacheMode, TimingMode)] = &[
-                (CacheMode::Cold, TimingMode::Launch),
-                (CacheMode::Hot, TimingMode::Launch),
+                (CacheMode::Cold, TimingMode::Kernel),
+                (CacheMode::Hot, TimingMode::Kernel),
                 (CacheMode::Cold, TimingMode::Graph),
                 (CacheMode::Hot, TimingMode::Graph),
             ];
@@ -536,21 +514,25 @@ mod tests {
             assert_eq!(pair[1].1, ["unfused_cublas", "cublaslt"]);
             assert_ne!(pair[0].0, pair[1].0);
         }
-        // The square and elementwise sweeps time each case alone (decode: see below).
-        for sweep in [Sweep::Square, Sweep::Elementwise] {
-            assert!(plan(sweep, &SweepOpts::default())
-                .iter()
-                .all(|x| x.group == 0));
-        }
+        // The elementwise sweep times each case alone (decode: see below).
+        assert!(plan(Sweep::Elementwise, &SweepOpts::default())
+            .iter()
+            .all(|x| x.group == 0));
     }
 
     #[test]
-    fn square_times_every_case_alone_at_settled_clocks() {
+    fn square_pairs_ours_with_cublas_in_kernel_timing() {
         let p = plan(Sweep::Square, &SweepOpts::default());
-        assert!(p.iter().all(|x| x.group == 0
-            && x.cfg.warmup_ms >= SETTLE_WARMUP_MS
-            && x.cfg.stop.min_time_ms >= SETTLED_MIN_TIME_MS));
-        // ours (best) and cuBLAS at every size, every other variant at 8192^3
+        assert!(p
+            .iter()
+            .all(|x| x.cfg.timing == TimingMode::Kernel && !x.cfg.sustained));
+        // ours and cuBLAS share a group at each size; the progression runs alone
+        for pair in p.chunks(2).take(7) {
+            assert!(pair[0].group != 0 && pair[0].group == pair[1].group);
+            assert_eq!(pair[1].case.id().impl_, "cublas");
+        }
+        assert!(p[14..].iter().all(|x| x.group == 0));
+        // ours (best) and cuBLAS at every size, every other variant at 4096^3
         let best = format!("v{}", gemm::best());
         let at = |label: &str| -> Vec<String> {
             p.iter()
@@ -567,7 +549,8 @@ mod tests {
                 "{size}: cuBLAS"
             );
         }
-        assert_eq!(at("8192x8192x8192").len(), gemm::variants().len() + 1);
+        assert_eq!(at("4096x4096x4096").len(), gemm::variants().len() + 1);
+        assert_eq!(at("8192x8192x8192").len(), 2);
     }
 
     #[test]

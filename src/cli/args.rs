@@ -48,6 +48,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+fn parse_timing(s: &str) -> Result<TimingMode, String> {
+    TimingMode::parse(s).ok_or_else(|| format!("'{s}': timing is kernel, launch or graph"))
+}
+
 /// Parses a positive dimension (M, N, K, rows, hidden, elems).
 pub fn parse_dim(s: &str) -> Result<u64, String> {
     let v: i64 = s
@@ -73,12 +77,21 @@ pub struct MeasureArgs {
     /// Rerun on one buffer set: data may stay in L2
     #[arg(long)]
     pub hot: bool,
-    /// Time K back-to-back launches captured in a CUDA graph (throughput per launch)
+    /// kernel: one cold launch queued behind a blocking kernel, its own GPU time (default);
+    /// launch: events around one launch, the host's launch latency included; graph: K
+    /// back-to-back launches in a CUDA graph, per launch
+    #[arg(long, value_name = "MODE", value_parser = parse_timing, conflicts_with_all = ["graph", "launch"])]
+    pub timing: Option<TimingMode>,
+    /// Short for --timing graph
     #[arg(long, conflicts_with = "launch")]
     pub graph: bool,
-    /// Time one launch between events (includes launch latency; default)
+    /// Short for --timing launch
     #[arg(long)]
     pub launch: bool,
+    /// Keep every sample, throttled or not, and never rest the GPU: the capped steady-state
+    /// figure (labelled "sustained") instead of the unthrottled one
+    #[arg(long)]
+    pub sustained: bool,
     /// Fewest samples per measurement
     #[arg(long, allow_negative_numbers = true, default_value_t = StopRule::default().min_samples)]
     pub min_samples: usize,
@@ -129,13 +142,16 @@ impl MeasureArgs {
             } else {
                 CacheMode::Cold
             },
-            timing: if self.graph {
+            timing: self.timing.unwrap_or(if self.graph {
                 TimingMode::Graph
-            } else {
+            } else if self.launch {
                 TimingMode::Launch
-            },
+            } else {
+                TimingMode::Kernel
+            }),
             stop,
             warmup_ms: self.warmup_ms,
+            sustained: self.sustained,
             ..MeasureConfig::default()
         })
     }

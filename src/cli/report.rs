@@ -21,10 +21,11 @@ pub struct ReportArgs {
     /// Fewer sizes per sweep and fewer random check shapes
     #[arg(long)]
     pub quick: bool,
-    /// Random shapes per kernel family in the numerical check
-    #[arg(long, default_value_t = 100)]
+    /// Random shapes per kernel family in the numerical check (`roofline check --random N`
+    /// runs more on its own)
+    #[arg(long, default_value_t = 20)]
     pub random: usize,
-    /// Reuse cached ceilings instead of measuring them again
+    /// Reuse cached ceilings instead of measuring them again (--quick does when it can)
     #[arg(long)]
     pub keep_ceilings: bool,
     /// Seed for inputs and random shapes
@@ -63,6 +64,17 @@ fn prepare_dir(dir: &Path) -> Result<()> {
 }
 
 pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
+    let started = std::time::Instant::now();
+    let mut phases: Vec<(String, f64)> = Vec::new();
+    let mut lap = {
+        let mut last = std::time::Instant::now();
+        move |name: &str, phases: &mut Vec<(String, f64)>| {
+            let s = last.elapsed().as_secs_f64();
+            last = std::time::Instant::now();
+            eprintln!("{name}: {s:.1} s");
+            phases.push((name.to_string(), (s * 10.0).round() / 10.0));
+        }
+    };
     prepare_dir(&a.out)?;
     let earlier = if a.resume {
         resume::load(&a.out)?
@@ -86,13 +98,15 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
             gpu_uuid: uuid,
             git_commit: crate::GIT_COMMIT.into(),
             started: crate::session::now_rfc3339(),
-            ceilings: probe::load_or_measure(&gpu, !a.keep_ceilings, a.quick)?,
+            ceilings: probe::load_or_measure(&gpu, !(a.keep_ceilings || a.quick), a.quick)?,
             sweeps_done: Vec::new(),
             records: Vec::new(),
         },
     };
     let resumed_after = cp.sweeps_done.clone();
+    lap("ceilings", &mut phases);
     let mut s = Session::new(gpu, cp.ceilings.clone());
+    s.reuse_verifications = true;
     s.records = std::mem::take(&mut cp.records);
     let opts = SweepOpts {
         quick: a.quick,
@@ -115,15 +129,19 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
             cp.records.clone_from(&s.records);
             resume::save(&a.out, &cp)?;
         }
+        lap(sweep.name(), &mut phases);
     }
-    let random = if a.quick { a.random.min(20) } else { a.random };
+    let random = if a.quick { a.random.min(4) } else { a.random };
     let rows = if s.is_interrupted() {
         Vec::new()
     } else {
         check_cli::run_rows(&s.gpu, crate::registry::ALL, random, a.seed)?
     };
+    lap("check", &mut phases);
 
-    let results = s.results();
+    let mut results = s.results();
+    results.run.wall_s = Some((started.elapsed().as_secs_f64() * 10.0).round() / 10.0);
+    results.run.phases_s = phases;
     results.save(a.out.join("results.json"))?;
     let charts = crate::plot::plot_all(&results, &a.out)?;
     let names: Vec<PathBuf> = charts

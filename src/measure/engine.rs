@@ -1,16 +1,25 @@
 //! Timing a BenchCase: time-based warm-up, then samples until the stopping rule is met.
 //!
+//! - Kernel timing (the default): each launch waits in the stream behind a blocking kernel
+//!   while the host enqueues it between two events, then runs: the events time the kernel
+//!   itself, one cold launch at a time, without the host's launch latency (nvbench's method).
 //! - Launch timing: CUDA events around one launch per sample (includes the launch latency a
 //!   lone kernel pays).
 //! - Graph timing: K launches captured in a CUDA graph, events around one replay, divided by
 //!   K (throughput of kernels run back to back, launch cost amortised).
 //! - Cold L2: launches rotate over enough buffer sets that each set's data has left L2 before
 //!   it is used again; hot L2: one set, rerun.
+//! - Clocks: NVML is read between samples; samples taken while the GPU was capped (power,
+//!   thermal) or below 90% of its maximum SM clock are kept apart (sampling.rs), the GPU
+//!   rests when capped, and the stopping rule and the statistics use the clean samples,
+//!   unless `sustained` asks for every sample.
 
+use super::blocker::Blocker;
 use super::case::BenchCase;
-use super::clocks::{self, ClockReader, ClockSample};
+use super::clocks::{self, slowdown_names, ClockReader, ThrottleRule};
 use super::cold;
 use super::order::RoundOrder;
+use super::sampling::{Readings, SampleLog, SampleStatus};
 use super::stats::{summarize, Stats, StopRule};
 use crate::error::LabError;
 use crate::gpu::{Gpu, Timer};
@@ -18,7 +27,7 @@ use crate::results::schema::Clocks;
 use anyhow::{Context, Result};
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -39,15 +48,29 @@ impl CacheMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TimingMode {
+    /// One cold launch, its own GPU time (behind a blocking kernel).
+    Kernel,
+    /// One launch, the host's launch latency included.
     Launch,
+    /// Back to back in a CUDA graph.
     Graph,
 }
 
 impl TimingMode {
     pub fn as_str(&self) -> &'static str {
         match self {
+            TimingMode::Kernel => "kernel",
             TimingMode::Launch => "launch",
             TimingMode::Graph => "graph",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "kernel" => Some(TimingMode::Kernel),
+            "launch" => Some(TimingMode::Launch),
+            "graph" => Some(TimingMode::Graph),
+            _ => None,
         }
     }
 }
@@ -63,25 +86,37 @@ pub struct MeasureConfig {
     pub graph_target_ms: f64,
     /// Cold L2: other data touched between two uses of a set, in multiples of L2.
     pub l2_factor: f64,
+    /// Keep every sample, capped or not (the steady state under the power cap), and never
+    /// rest: the figure is labelled "sustained".
+    pub sustained: bool,
 }
 
 impl Default for MeasureConfig {
     fn default() -> Self {
         MeasureConfig {
             cache: CacheMode::Cold,
-            timing: TimingMode::Launch,
+            timing: TimingMode::Kernel,
             stop: StopRule::default(),
             warmup_ms: 25.0,
             graph_target_ms: 2.0,
             l2_factor: cold::DEFAULT_L2_FACTOR,
+            sustained: false,
         }
     }
 }
 
 #[derive(Debug, Clone)]
 pub struct Measurement {
+    /// Statistics of the kept samples (the clean ones unless `status` says otherwise).
     pub stats: Stats,
+    /// The kept samples.
     pub samples_ms: Vec<f64>,
+    /// Samples judged clean, and the fraction of all samples that were not.
+    pub clean_samples: usize,
+    pub throttled_fraction: f64,
+    pub status: SampleStatus,
+    /// Times the GPU rested because it was capped.
+    pub rests: usize,
     pub cache: CacheMode,
     pub timing: TimingMode,
     /// Buffer sets rotated through (1 when hot).
@@ -90,6 +125,7 @@ pub struct Measurement {
     pub fully_cold: bool,
     /// Kernel launches per sample (1, or K in graph timing).
     pub launches_per_sample: usize,
+    /// The clocks of the kept samples.
     pub clocks: Option<Clocks>,
     pub warnings: Vec<String>,
 }
@@ -143,7 +179,12 @@ pub fn measure_group(
         sets.push(prepare(gpu, &mut **case, cfg, l2)?);
     }
     let reader = ClockReader::new(gpu.context().uuid().map(|u| u.bytes.map(|b| b as u8))?);
-    let mut clock_samples: Vec<ClockSample> = Vec::new();
+    let rule = reader
+        .max_sm_mhz()
+        .filter(|&m| m > 0)
+        .map(ThrottleRule::new);
+    let mut readings = Readings::new(rule);
+    let judge = !cfg.sustained && readings.judged();
     let timer = gpu.timer()?;
 
     let mut samplers = Vec::with_capacity(cases.len());
@@ -151,58 +192,165 @@ pub fn measure_group(
         let per_launch_ms = warm_up(gpu, &timer, &**case, n_sets, cfg)?;
         samplers.push(Sampler::new(gpu, &**case, cfg, per_launch_ms, n_sets)?);
     }
-    clock_samples.extend(reader.sample());
+    if let Some(r) = reader.quick_sample() {
+        readings.restart(r);
+    }
 
-    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
+    let mut logs: Vec<SampleLog> = vec![SampleLog::default(); cases.len()];
+    let mut dropped = 0usize;
     let started = Instant::now();
-    let per_case_ms = || started.elapsed().as_secs_f64() * 1e3 / cases.len() as f64;
+    let mut rested = Duration::ZERO;
+    let mut rests = 0usize;
+    // The time budget counts sampling, not rests; a hard cap on the whole keeps a GPU that
+    // never leaves its cap from stalling a sweep.
+    let per_case_ms =
+        |rested: Duration| (started.elapsed() - rested).as_secs_f64() * 1e3 / cases.len() as f64;
+    let wall_cap = Duration::from_secs_f64(3.0 * cfg.stop.max_time_ms * cases.len() as f64 / 1e3);
+    let mut last_read = Instant::now();
     let mut round = 0usize;
     let mut order = RoundOrder::new(cases.len());
     loop {
         for &i in order.next_round() {
-            samples[i].push(samplers[i].sample(gpu, &timer, &*cases[i], round)?);
+            match samplers[i].sample(gpu, &timer, &*cases[i], round)? {
+                Some(t) => logs[i].push(t),
+                None => dropped += 1,
+            }
         }
         round += 1;
-        if round.is_multiple_of(samplers[0].rounds_per_clock_read()) {
-            clock_samples.extend(reader.sample());
+        if last_read.elapsed() >= READ_EVERY {
+            last_read = Instant::now();
+            if let Some(r) = reader.quick_sample() {
+                let (before, after) = readings.add(r);
+                logs.iter_mut().for_each(|l| l.settle(before, after));
+                if judge && readings.capped(&r) && started.elapsed() < wall_cap {
+                    rested += rest(gpu, &reader, &mut readings, cases, &sets)?;
+                    rests += 1;
+                    last_read = Instant::now();
+                }
+            }
         }
-        if samples
-            .iter()
-            .all(|s| cfg.stop.should_stop(s, per_case_ms()))
-        {
+        let elapsed = per_case_ms(rested);
+        let done = logs.iter().all(|l| {
+            let kept = if judge {
+                l.clean_times()
+            } else {
+                l.times.clone()
+            };
+            cfg.stop.should_stop(&kept, elapsed)
+        });
+        if done || started.elapsed() >= wall_cap {
             break;
         }
     }
-    clock_samples.extend(reader.sample());
-    let clocks = clocks::summarize(&clock_samples);
-    let clock_warning: Option<String> = clocks.as_ref().and_then(clocks::warning);
+    if let Some(r) = reader.quick_sample() {
+        let (before, after) = readings.add(r);
+        logs.iter_mut().for_each(|l| l.settle(before, after));
+    }
+    let full: Vec<_> = reader.sample().into_iter().collect();
+    let all_clocks = clocks::summarize(&[readings.all.clone(), full].concat());
 
     let mut out = Vec::with_capacity(cases.len());
     for (i, case) in cases.iter().enumerate() {
         let set_bytes = case.set_bytes();
         let fully_cold = cfg.cache == CacheMode::Hot
             || cold::is_fully_cold(sets[i], set_bytes, l2, cfg.l2_factor);
-        let mut warnings: Vec<String> = clock_warning.iter().cloned().collect();
+        let (kept, status) = logs[i].kept(cfg.sustained, readings.judged(), cfg.stop.min_samples);
+        let kept_clocks = match status {
+            SampleStatus::Clean => clocks::summarize(&readings.clean).or(all_clocks.clone()),
+            _ => all_clocks.clone(),
+        };
+        let mut warnings = Vec::new();
+        match status {
+            SampleStatus::Throttled => warnings.push(format!(
+                "only {} of {} samples were taken unthrottled within the time cap: the figure \
+                 includes throttled samples{}",
+                logs[i].clean_times().len(),
+                logs[i].times.len(),
+                all_clocks
+                    .as_ref()
+                    .and_then(clocks::warning)
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default()
+            )),
+            SampleStatus::Sustained | SampleStatus::Unjudged => {
+                warnings.extend(all_clocks.as_ref().and_then(clocks::warning))
+            }
+            SampleStatus::Clean => {}
+        }
         if !fully_cold {
             warnings.push(format!(
                 "only {} buffer sets fit the rotation cap: some L2 reuse remains in 'cold'",
                 sets[i]
             ));
         }
-        let s = std::mem::take(&mut samples[i]);
+        if dropped > 0 {
+            warnings.push(format!(
+                "{dropped} sample(s) dropped: the blocking kernel timed out before the host \
+                 enqueued the launch"
+            ));
+        }
         out.push(Measurement {
-            stats: summarize(&s),
-            samples_ms: s,
+            stats: summarize(&kept),
+            clean_samples: logs[i].clean_times().len(),
+            throttled_fraction: logs[i].throttled_fraction(),
+            status,
+            rests,
+            samples_ms: kept,
             cache: cfg.cache,
             timing: cfg.timing,
             sets: sets[i],
             fully_cold,
             launches_per_sample: samplers[i].launches_per_sample(),
-            clocks: clocks.clone(),
+            clocks: kept_clocks,
             warnings,
         });
     }
     Ok(out)
+}
+
+/// Clocks are read between rounds at most this often: the power cap moves on a scale of
+/// tens of milliseconds, and a reading costs tens of microseconds of host time.
+const READ_EVERY: Duration = Duration::from_millis(1);
+
+/// The GPU was capped: let it idle until the slowdown clears (at least REST_MIN, at most
+/// REST_MAX), then run the cases for REWARM so the clocks are back up from idle before
+/// sampling goes on. Returns the time spent.
+fn rest(
+    gpu: &Gpu,
+    reader: &ClockReader,
+    readings: &mut Readings,
+    cases: &[&mut dyn BenchCase],
+    sets: &[usize],
+) -> Result<Duration> {
+    const REST_MIN: Duration = Duration::from_millis(50);
+    const REST_MAX: Duration = Duration::from_millis(1000);
+    const REWARM: Duration = Duration::from_millis(10);
+    let t0 = Instant::now();
+    std::thread::sleep(REST_MIN);
+    while t0.elapsed() < REST_MAX {
+        // Idle clocks are low by design: only the slowdown reasons say the cap is still on.
+        match reader.quick_sample() {
+            Some(r) if !slowdown_names(r.reasons).is_empty() => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            _ => break,
+        }
+    }
+    let warm = Instant::now();
+    let mut i = 0usize;
+    while warm.elapsed() < REWARM && i < 10_000 {
+        for (case, &n) in cases.iter().zip(sets) {
+            case.launch(gpu, i % n)?;
+        }
+        for case in cases {
+            sync_case(gpu, &**case)?;
+        }
+        i += 1;
+    }
+    if let Some(r) = reader.quick_sample() {
+        readings.restart(r);
+    }
+    Ok(t0.elapsed())
 }
 
 /// Checks the case's buffer sets fit in free memory, then allocates them; returns the count.
@@ -266,6 +414,10 @@ fn warm_up(
 /// How one sample of a case is taken: events around one launch, or around one replay of a
 /// graph of K launches (divided by K).
 enum Sampler {
+    Kernel {
+        sets: usize,
+        blocker: Blocker,
+    },
     Launch {
         sets: usize,
     },
@@ -284,6 +436,10 @@ impl Sampler {
         sets: usize,
     ) -> Result<Self> {
         match cfg.timing {
+            TimingMode::Kernel => Ok(Sampler::Kernel {
+                sets,
+                blocker: Blocker::new()?,
+            }),
             TimingMode::Launch => Ok(Sampler::Launch { sets }),
             TimingMode::Graph => {
                 let k = graph_launches(per_launch_ms, cfg.graph_target_ms, sets);
@@ -298,30 +454,51 @@ impl Sampler {
         }
     }
 
-    /// Sample number `n` (launch timing rotates the buffer sets with it), in ms per launch.
-    fn sample(&self, gpu: &Gpu, timer: &Timer, case: &dyn BenchCase, n: usize) -> Result<f64> {
-        timer.start(gpu)?;
+    /// Sample number `n` (single launches rotate the buffer sets with it), in ms per launch;
+    /// None when the blocking kernel gave up before the launch was enqueued.
+    fn sample(
+        &self,
+        gpu: &Gpu,
+        timer: &Timer,
+        case: &dyn BenchCase,
+        n: usize,
+    ) -> Result<Option<f64>> {
         match self {
-            Sampler::Launch { sets } => case.launch(gpu, n % sets)?,
-            Sampler::Graph { graph, .. } => graph.launch()?,
+            Sampler::Kernel { sets, blocker } => {
+                blocker.block(gpu)?;
+                let enqueued = timer
+                    .start(gpu)
+                    .and_then(|_| case.launch(gpu, n % sets))
+                    .and_then(|_| timer.stop(gpu));
+                blocker.release();
+                enqueued?;
+                sync_case(gpu, case)?;
+                if blocker.timed_out() {
+                    return Ok(None);
+                }
+            }
+            Sampler::Launch { sets } => {
+                timer.start(gpu)?;
+                case.launch(gpu, n % sets)?;
+                timer.stop(gpu)?;
+                sync_case(gpu, case)?;
+            }
+            Sampler::Graph { graph, .. } => {
+                timer.start(gpu)?;
+                graph.launch()?;
+                timer.stop(gpu)?;
+                sync_case(gpu, case)?;
+            }
         }
-        timer.stop(gpu)?;
-        sync_case(gpu, case)?;
-        Ok(timer.elapsed_ms()? / self.launches_per_sample() as f64)
+        Ok(Some(
+            timer.elapsed_ms()? / self.launches_per_sample() as f64,
+        ))
     }
 
     fn launches_per_sample(&self) -> usize {
         match self {
-            Sampler::Launch { .. } => 1,
+            Sampler::Kernel { .. } | Sampler::Launch { .. } => 1,
             Sampler::Graph { k, .. } => *k,
-        }
-    }
-
-    /// Clocks are read every 16 single launches or every 4 graph replays.
-    fn rounds_per_clock_read(&self) -> usize {
-        match self {
-            Sampler::Launch { .. } => 16,
-            Sampler::Graph { .. } => 4,
         }
     }
 }

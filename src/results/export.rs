@@ -154,6 +154,16 @@ const TABLE_HEADER: [&str; 14] = [
     "AI", "bound", "% att.", "verified",
 ];
 
+/// The timing mode, marked when the figure is not an unthrottled one: "capped" when too few
+/// clean samples were found (the median includes throttled samples), "sustained" when asked.
+fn timing_cell(r: &Record) -> String {
+    match r.status.as_deref() {
+        Some("throttled") => format!("{} CAPPED", r.timing),
+        Some("sustained") => format!("{} sustained", r.timing),
+        _ => r.timing.clone(),
+    }
+}
+
 fn record_cells(r: &Record) -> Vec<String> {
     let has_flops = r.flops > 0.0;
     vec![
@@ -166,7 +176,7 @@ fn record_cells(r: &Record) -> Vec<String> {
         },
         r.shape.label(),
         r.cache.clone(),
-        r.timing.clone(),
+        timing_cell(r),
         fmt_time_ms(r.median_ms),
         fmt_pct(r.noise * 100.0),
         if has_flops {
@@ -323,6 +333,9 @@ pub struct CsvRow {
     pub temp_c: Option<u32>,
     pub power_w: Option<f64>,
     pub throttle: String,
+    pub status: Option<String>,
+    pub clean_samples: Option<u32>,
+    pub throttled_fraction: Option<f64>,
 }
 
 impl From<&Record> for CsvRow {
@@ -379,6 +392,9 @@ impl From<&Record> for CsvRow {
             temp_c: c.map(|c| c.temp_c),
             power_w: c.map(|c| c.power_w),
             throttle: c.map(|c| c.throttle.join(";")).unwrap_or_default(),
+            status: r.status.clone(),
+            clean_samples: r.clean_samples,
+            throttled_fraction: r.throttled_fraction,
         }
     }
 }
@@ -449,6 +465,9 @@ impl TryFrom<CsvRow> for Record {
             verified: row.verified,
             max_rel_err: row.max_rel_err,
             clocks,
+            status: row.status,
+            clean_samples: row.clean_samples,
+            throttled_fraction: row.throttled_fraction,
         })
     }
 }
@@ -505,6 +524,9 @@ pub fn csv_header() -> Vec<&'static str> {
         "temp_c",
         "power_w",
         "throttle",
+        "status",
+        "clean_samples",
+        "throttled_fraction",
     ]
 }
 
@@ -569,6 +591,17 @@ mod tests {
         // single experiment: no exp column
         let sq: Vec<Record> = f.records_of("square").cloned().collect();
         assert!(!render_table(&sq).contains("exp"));
+    }
+
+    #[test]
+    fn a_throttled_figure_is_marked_in_the_table() {
+        let mut r = fixture().records[0].clone();
+        r.status = Some("clean".into());
+        assert!(!render_table(std::slice::from_ref(&r)).contains("CAPPED"));
+        r.status = Some("throttled".into());
+        assert!(render_table(std::slice::from_ref(&r)).contains(&format!("{} CAPPED", r.timing)));
+        r.status = Some("sustained".into());
+        assert!(render_table(&[r]).contains("sustained"));
     }
 
     #[test]
@@ -670,7 +703,10 @@ mod tests {
                 "(v[0-9])?",
                 arb_shape(),
             ),
-            (prop_oneof!["cold", "hot"], prop_oneof!["launch", "graph"]),
+            (
+                prop_oneof!["cold", "hot"],
+                prop_oneof!["kernel", "launch", "graph"],
+            ),
             proptest::collection::vec(-1e12f64..1e12, 11),
             any::<u32>(),
             (
@@ -679,9 +715,22 @@ mod tests {
                 arb_clocks(),
             ),
             "[a-z ,\"]{0,10}",
+            (
+                proptest::option::of(prop_oneof!["clean", "throttled", "sustained"]),
+                proptest::option::of(any::<u32>()),
+                proptest::option::of(0.0f64..1.0),
+            ),
         )
             .prop_map(
-                |((e, k, i, v, shape), (cache, timing), x, samples, (ok, err, clocks), bound)| {
+                |(
+                    (e, k, i, v, shape),
+                    (cache, timing),
+                    x,
+                    samples,
+                    (ok, err, clocks),
+                    bound,
+                    (status, clean_samples, throttled_fraction),
+                )| {
                     Record {
                         experiment: e,
                         kernel: k,
@@ -707,6 +756,9 @@ mod tests {
                         verified: ok,
                         max_rel_err: err,
                         clocks,
+                        status,
+                        clean_samples,
+                        throttled_fraction,
                     }
                 },
             )

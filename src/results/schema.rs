@@ -34,6 +34,11 @@ pub struct RunInfo {
     pub tool_version: String,
     /// Measured and datasheet ceilings: the ones used for placement.
     pub ceilings: Vec<Ceiling>,
+    /// Wall-clock seconds of the whole run (a report), and of each of its phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases_s: Vec<(String, f64)>,
 }
 
 /// What a ceiling limits.
@@ -130,7 +135,19 @@ pub struct Record {
     pub verified: bool,
     /// None when verification was skipped.
     pub max_rel_err: Option<f64>,
+    /// The clocks of the samples the figure comes from.
     pub clocks: Option<Clocks>,
+    /// What the figure is: "clean" (unthrottled samples only), "throttled" (too few clean
+    /// samples in the time cap: capped samples included), "sustained" (every sample, asked
+    /// for), "unjudged" (no NVML). Absent in records of older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Samples judged unthrottled, of all taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clean_samples: Option<u32>,
+    /// Fraction of the samples taken that were throttled (and left out unless sustained).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_fraction: Option<f64>,
 }
 
 /// Problem size. Untagged: the JSON object's fields tell the variant apart.

@@ -24,6 +24,10 @@ pub struct MeasuredCeilings {
     pub fp16_hfma2_tflops: f64,
     pub launch_single_us: f64,
     pub launch_graph_us: f64,
+    /// An empty kernel in `kernel` timing (behind the blocking kernel): the GPU's own floor
+    /// for one launch. Missing in ceilings cached by older builds (then re-measured).
+    #[serde(default)]
+    pub launch_kernel_us: f64,
     /// How each figure was measured, keyed like the ceiling names.
     pub method: Vec<(String, String)>,
 }
@@ -38,6 +42,7 @@ impl MeasuredCeilings {
             tensor_tflops: self.tensor_cublas_fp16_tflops,
             fp32_tflops: self.fp32_ffma_tflops,
             latency_ms: match timing {
+                TimingMode::Kernel => self.launch_kernel_us,
                 TimingMode::Launch => self.launch_single_us,
                 TimingMode::Graph => self.launch_graph_us,
             } / 1e3,
@@ -134,6 +139,13 @@ impl MeasuredCeilings {
                 "us",
                 format!("graph launch {:.2} us", self.launch_graph_us),
             ),
+            m(
+                "launch_floor_kernel",
+                Latency,
+                self.launch_kernel_us,
+                "us",
+                format!("one kernel {:.2} us", self.launch_kernel_us),
+            ),
             d(
                 "datasheet_hbm",
                 Memory,
@@ -201,6 +213,7 @@ pub(crate) mod tests {
             fp16_hfma2_tflops: 120.0,
             launch_single_us: 7.9,
             launch_graph_us: 1.5,
+            launch_kernel_us: 2.5,
             method: vec![],
         }
     }
@@ -224,6 +237,7 @@ pub(crate) mod tests {
         let c = sample();
         assert_relative_eq!(c.roofs(TimingMode::Launch).latency_ms, 0.0079);
         assert_relative_eq!(c.roofs(TimingMode::Graph).latency_ms, 0.0015);
+        assert_relative_eq!(c.roofs(TimingMode::Kernel).latency_ms, 0.0025);
         assert_eq!(c.roofs(TimingMode::Graph).hbm_gbs, 4250.0);
     }
 }

@@ -173,8 +173,13 @@ pub fn measure_ceilings(gpu: &Gpu, quick: bool) -> Result<MeasuredCeilings> {
         "register-only HFMA2 loop, 8 chains per thread, median",
     )?;
 
-    let launch_single_us = median_of(gpu, &mut EmptyCase, &hot)? * 1e3;
+    let single = MeasureConfig {
+        timing: TimingMode::Launch,
+        ..hot
+    };
+    let launch_single_us = median_of(gpu, &mut EmptyCase, &single)? * 1e3;
     let launch_graph_us = median_of(gpu, &mut EmptyCase, &graph)? * 1e3;
+    let launch_kernel_us = median_of(gpu, &mut EmptyCase, &hot)? * 1e3;
     method.push((
         "launch_floor_single".into(),
         "empty kernel, events around one launch, median".into(),
@@ -182,6 +187,10 @@ pub fn measure_ceilings(gpu: &Gpu, quick: bool) -> Result<MeasuredCeilings> {
     method.push((
         "launch_floor_graph".into(),
         "empty kernel, per launch inside a CUDA graph replay, median".into(),
+    ));
+    method.push((
+        "launch_floor_kernel".into(),
+        "empty kernel queued behind a blocking kernel, events around it, median".into(),
     ));
 
     let props = gpu.props();
@@ -205,6 +214,7 @@ pub fn measure_ceilings(gpu: &Gpu, quick: bool) -> Result<MeasuredCeilings> {
         fp16_hfma2_tflops: hfma2,
         launch_single_us,
         launch_graph_us,
+        launch_kernel_us,
         method,
     })
 }
@@ -240,7 +250,8 @@ pub fn load_or_measure(gpu: &Gpu, refresh: bool, quick: bool) -> Result<Measured
             .ok()
             .and_then(|b| serde_json::from_slice::<MeasuredCeilings>(&b).ok())
         {
-            if c.device == gpu.props().name {
+            // Ceilings cached before `kernel` timing existed lack its floor: measure again.
+            if c.device == gpu.props().name && c.launch_kernel_us > 0.0 {
                 return Ok(c);
             }
         }

@@ -91,6 +91,32 @@ pub fn render_report(results: &ResultsFile, charts: &[PathBuf]) -> String {
             ),
         ],
     ];
+    let mut header = header;
+    if let Some(w) = run.wall_s {
+        let phases: Vec<String> = run
+            .phases_s
+            .iter()
+            .map(|(n, s)| format!("{n} {s:.0}"))
+            .collect();
+        header.push(vec![
+            "Wall time".into(),
+            format!("{w:.0} s ({})", phases.join(", ")),
+        ]);
+    }
+    let throttled = results
+        .records
+        .iter()
+        .filter(|r| r.status.as_deref() == Some("throttled"))
+        .count();
+    if results.records.iter().any(|r| r.status.is_some()) {
+        header.push(vec![
+            "Clocks".into(),
+            format!(
+                "figures from unthrottled samples only (SM clock ≥ 90% of max, no power or \
+                 thermal slowdown); {throttled} record(s) marked CAPPED had too few"
+            ),
+        ]);
+    }
     out.push_str(&markdown_rows(&["Run", ""], &[false, false], &header));
     out.push('\n');
 

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Cross-checks the tool's figures against measurements made outside its engine.
+
+For each case the tool's own figure (`roofline bench ... --json`, default `kernel` timing,
+cold L2, unthrottled samples) is compared with an independent measurement of the same
+work on the same GPU in the same session:
+
+- every case: Nsight Compute's gpu__time_duration of the same calls the tool makes (ours or
+  the library's; the kernels of one call summed), caches flushed before each kernel and
+  clocks left free (--cache-control all --clock-control none); this is the reference a
+  case must agree with, within 5%;
+- library calls (cuBLAS GEMM and GEMV, cuBLASLt GEMM+bias+GELU) also through PyTorch, timed
+  the way a careful user does (triton's do_bench method): CUDA events around one call
+  queued behind an L2 flush (cold, no host launch latency), short bursts with rests between
+  them (the power cap never sets in), the median. PyTorch may pick a different cuBLAS
+  kernel for the same shape (its own heuristics and library build), so this column is
+  shown beside the reference, not judged.
+ Prints a Markdown table; --out FILE
+writes it too. Exit 0 when every case passes, 1 otherwise, 2 on a set-up problem.
+Run on the GPU machine: python3 scripts/crosscheck.py [--quick] [--out FILE]
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+TOLERANCE = 0.05
+HEADER = ("| case | tool µs | ncu µs (calls) | tool / ncu | within 5% | PyTorch µs (tool / torch) |\n"
+          "|---|---:|---:|---:|---|---:|\n")
+TOOL = os.environ.get("ROOFLINE_BIN", "target/release/roofline")
+
+# (family, shape flags) for our kernels.
+OURS = [
+    ("copy", ["--bytes", "256MiB"]),
+    ("relu", ["--elems", str(64 << 20)]),
+    ("gelu", ["--elems", str(64 << 20)]),
+    ("layernorm", ["--rows", "16384", "--hidden", "4096"]),
+    ("add_rmsnorm", ["--rows", "16384", "--hidden", "4096"]),
+    ("gemv", ["--m", "1", "--n", "8192", "--k", "8192"]),
+    ("hgemm", ["--m", "4096", "--n", "4096", "--k", "4096"]),
+    ("gemm_bias_gelu", ["--m", "4096", "--n", "4096", "--k", "4096"]),
+]
+
+# (family, impl, M, N, K) for library calls timed through PyTorch.
+LIBRARY = [
+    ("hgemm", "cublas", 2048, 2048, 2048),
+    ("hgemm", "cublas", 4096, 4096, 4096),
+    ("hgemm", "cublas", 8192, 8192, 8192),
+    ("hgemm", "cublas", 256, 4096, 4096),
+    ("gemv", "cublas", 1, 8192, 8192),
+    ("gemm_bias_gelu", "cublaslt", 4096, 4096, 4096),
+    ("gemm_bias_gelu", "cublaslt", 1024, 4096, 4096),
+]
+
+
+def tool_median_ms(family, impl, shape):
+    """The tool's median for one case (its first record), default timing and cache."""
+    cmd = [TOOL, "bench", family, *shape, "--impl", impl, "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {out.returncode}: {out.stderr[-800:]}")
+    rec = json.loads(out.stdout)["records"][0]
+    return rec["median_ms"], rec["timing"], rec.get("status", "?")
+
+
+def ncu_median_ms(family, impl, shape, calls=20):
+    """Median GPU time of one call (its kernels summed) of the tool's case under ncu."""
+    ncu = os.environ.get("ROOFLINE_NCU") or shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+    cmd = [
+        ncu, "--cache-control", "all", "--clock-control", "none", "--metrics",
+        "gpu__time_duration.sum", "--csv", "--page", "raw", "--print-units", "base",
+        TOOL, "bench", family, *shape, "--impl", impl, "--hot", "--no-verify",
+        "--timing", "launch", "--warmup-ms", "0", "--min-time-ms", "0",
+        "--min-samples", str(calls), "--max-samples", str(calls),
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    rows = list(csv.reader(io.StringIO(
+        "\n".join(l for l in out.stdout.splitlines() if l.startswith('"')))))
+    if len(rows) < 3:
+        raise RuntimeError(f"ncu gave no rows (exit {out.returncode}): {out.stdout[-600:]}"
+                           f"{out.stderr[-600:]}")
+    head = rows[0]
+    name_col, t_col = head.index("Kernel Name"), head.index("gpu__time_duration.sum")
+    kernels = [(r[name_col], float(r[t_col].replace(",", "")) / 1e6) for r in rows[2:]
+               if "fill" not in r[name_col]]
+    if not kernels:
+        raise RuntimeError("ncu profiled no kernel of the case")
+    # A call starts at each launch of its first kernel; the kernels up to the next start
+    # (a split-K reduction, a second pass) belong to it.
+    first = kernels[0][0]
+    per_call = []
+    for name, t in kernels:
+        if name == first or not per_call:
+            per_call.append(0.0)
+        per_call[-1] += t
+    return statistics.median(per_call), len(per_call)
+
+
+def torch_median_ms(family, m, n, k, bursts=8, per_burst=12):
+    """do_bench-style timing of the library call through PyTorch, cold L2, rested."""
+    import torch
+    torch.manual_seed(0)
+    a = torch.randn(m, k, device="cuda", dtype=torch.half)
+    b = torch.randn(k, n, device="cuda", dtype=torch.half)
+    bias = torch.randn(n, device="cuda", dtype=torch.half)
+    if family == "gemm_bias_gelu":
+        def call():
+            return torch._addmm_activation(bias, a, b, use_gelu=True)
+    else:
+        def call():
+            return a @ b
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    for _ in range(5):
+        call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(bursts):
+        for _ in range(per_burst):
+            flush.zero_()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            call()
+            e.record()
+            e.synchronize()
+            times.append(s.elapsed_time(e))
+        time.sleep(0.2)
+    return statistics.median(times), len(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a few cases only")
+    ap.add_argument("--out", help="also write the Markdown table here")
+    args = ap.parse_args()
+    if not os.path.exists(TOOL):
+        print(f"no tool binary at {TOOL}: set ROOFLINE_BIN", file=sys.stderr)
+        return 2
+    rows, failed = [], 0
+    print("GPU:", subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                                  "--format=csv,noheader"], capture_output=True,
+                                 text=True).stdout.strip(), file=sys.stderr)
+
+    def add(case, tool, ref, torch_ms=None):
+        nonlocal failed
+        (tool_ms, timing, status), (ref_ms, n) = tool, ref
+        ratio = tool_ms / ref_ms
+        ok = abs(ratio - 1.0) <= TOLERANCE
+        failed += not ok
+        torch_cell = "-" if torch_ms is None else f"{torch_ms * 1e3:.1f} ({tool_ms / torch_ms:.3f})"
+        rows.append(f"| {case} | {tool_ms * 1e3:.1f} ({timing}, {status}) | "
+                    f"{ref_ms * 1e3:.1f} (n={n}) | {ratio:.3f} | {'ok' if ok else 'FAIL'} | "
+                    f"{torch_cell} |")
+        print(rows[-1], flush=True)
+
+    def error(case, e):
+        nonlocal failed
+        failed += 1
+        rows.append(f"| {case} | error: {e} | | | FAIL | |")
+        print(rows[-1], flush=True)
+
+    ours = OURS[:2] + OURS[5:7] if args.quick else OURS
+    lib = LIBRARY[1:2] + LIBRARY[4:6] if args.quick else LIBRARY
+    print(HEADER, end="")
+    for fam, shape in ours:
+        case = f"{fam} ours {' '.join(shape)}"
+        try:
+            # The tool first: it measures and caches the ceilings, so ncu sees only the case.
+            add(case, tool_median_ms(fam, "ours", shape), ncu_median_ms(fam, "ours", shape))
+        except Exception as e:  # one broken case must not hide the others
+            error(case, e)
+    for fam, impl, m, n, k in lib:
+        shape = ["--m", str(m), "--n", str(n), "--k", str(k)]
+        case = f"{fam} {impl} {m}x{n}x{k}"
+        try:
+            tool = tool_median_ms(fam, impl, shape)
+            ref = ncu_median_ms(fam, impl, shape)
+            add(case, tool, ref, torch_median_ms(fam, m, n, k)[0])
+        except Exception as e:
+            error(case, e)
+    table = HEADER + "\n".join(rows) + "\n"
+    if args.out:
+        with open(args.out + ".tmp", "w") as f:
+            f.write("# Cross-check: the tool's figures against independent measurements\n\n")
+            f.write(__doc__.split("\n\n", 1)[1].split("Run on")[0].strip() + "\n\n")
+            f.write(table)
+            f.write(f"\n{len(rows) - failed} of {len(rows)} within {TOLERANCE:.0%}.\n")
+        os.replace(args.out + ".tmp", args.out)
+    print(f"{len(rows) - failed} of {len(rows)} within {TOLERANCE:.0%}", file=sys.stderr)
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
