@@ -145,6 +145,7 @@ impl Session {
             verified: verification.is_some_and(|v| v.passed),
             max_rel_err: verification.map(|v| v.rel_err),
             clocks: m.clocks.clone(),
+            counters: Default::default(),
         };
         if self.verbose {
             let line = format!(

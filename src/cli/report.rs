@@ -35,6 +35,10 @@ pub struct ReportArgs {
     /// the rest; without that file, start afresh
     #[arg(long)]
     pub resume: bool,
+    /// After the sweeps, run a few main cases (GEMV cold and hot, HGEMM 4096³, LayerNorm,
+    /// GELU) once under Nsight Compute (ncu): measured DRAM bytes beside the model's
+    #[arg(long)]
+    pub counters: bool,
 }
 
 fn check_markdown(rows: &[CheckRow]) -> String {
@@ -69,6 +73,10 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
     } else {
         None
     };
+    let mut counters = a
+        .counters
+        .then(|| crate::counters::CounterPass::new(device))
+        .flatten();
     let gpu = Gpu::open(device)?;
     let uuid = probe::gpu_uuid(&gpu)?;
     if let Some(cp) = &earlier {
@@ -123,6 +131,10 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
         check_cli::run_rows(&s.gpu, crate::registry::ALL, random, a.seed)?
     };
 
+    if let Some(pass) = counters.as_mut().filter(|_| !s.is_interrupted()) {
+        eprintln!("hardware counters of the report's main cases (Nsight Compute) ...");
+        pass.attach(&crate::counters::report_list::specs(a.seed), &mut s.records);
+    }
     let results = s.results();
     results.save(a.out.join("results.json"))?;
     let charts = crate::plot::plot_all(&results, &a.out)?;
@@ -147,9 +159,10 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
         );
     }
     md += &format!(
-        "\nRegenerate: `roofline report --out {}{}` (commit {}).\n",
+        "\nRegenerate: `roofline report --out {}{}{}` (commit {}).\n",
         a.out.display(),
         if a.quick { " --quick" } else { "" },
+        if a.counters { " --counters" } else { "" },
         crate::GIT_COMMIT
     );
     write_atomic(a.out.join("report.md"), md.as_bytes())?;
