@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod counters;
 pub mod datasheet;
 pub mod error;
 mod ffi;

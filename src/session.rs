@@ -161,6 +161,7 @@ impl Session {
             status: Some(m.status.as_str().into()),
             clean_samples: Some(m.clean_samples as u32),
             throttled_fraction: Some(m.throttled_fraction),
+            counters: Default::default(),
         };
         if self.verbose {
             let line = format!(

@@ -2,6 +2,7 @@
 
 use super::args::{parse_dim, parse_size, MeasureArgs, OutputArgs};
 use super::output::emit;
+use crate::counters::{CounterPass, ProbeSpec};
 use crate::error::usage;
 use crate::gpu::Gpu;
 use crate::kernels::variants;
@@ -32,6 +33,10 @@ pub struct BenchArgs {
     pub gelu: Option<String>,
     #[command(flatten)]
     pub user: UserKernelArgs,
+    /// After timing, run each case once more under Nsight Compute (ncu) and add the DRAM
+    /// bytes, L2 hit rate and FLOPs its hardware counters measured to its record
+    #[arg(long)]
+    pub counters: bool,
     #[command(flatten)]
     pub measure: MeasureArgs,
     #[command(flatten)]
@@ -255,6 +260,11 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
             return a.user.compile_only(&u.source, family);
         }
     }
+    // ncu is looked for before the GPU opens: without it, one line says so and the bench runs.
+    let counters = match a.counters.then(|| CounterPass::new(device)).flatten() {
+        Some(pass) => Some((pass, a.probe_request(family)?)),
+        None => None,
+    };
     run_cases(
         device,
         cases,
@@ -264,6 +274,7 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
         a.measure.interleave,
         &a.output,
         family.library,
+        counters,
     )
 }
 
@@ -279,10 +290,42 @@ pub struct UserRun {
     pub seed: u64,
 }
 
+impl UserRun {
+    /// Loads the user's kernel (the GPU is open) and builds the family's case around it.
+    pub fn into_case(self, gpu: &Gpu) -> Result<Box<dyn BenchCase>> {
+        let k = UserKernel::load(gpu, self.source, self.family)?;
+        if !k.compiled.cached {
+            eprintln!("compiled {} for {}", k.label(), k.compiled.arch);
+        }
+        Ok((self.family.user_case)(
+            &self.shape,
+            k,
+            self.gelu,
+            self.seed,
+        ))
+    }
+}
+
 impl BenchArgs {
+    /// This request as `probe-case` arguments (--counters rebuilds each case from them).
+    fn probe_request(&self, family: &Family) -> Result<Vec<std::ffi::OsString>> {
+        let shape = family.resolve_shape(&self.shape.flags())?;
+        Ok(crate::counters::Request {
+            family: family.name,
+            shape: Some(&shape),
+            impls: &self.r#impl,
+            variant: &self.variant,
+            gelu: self.gelu.as_deref(),
+            seed: self.measure.seed,
+            kernel_file: self.user.kernel_file.as_deref(),
+            symbol: self.user.symbol.as_deref(),
+        }
+        .args())
+    }
+
     /// The family, the cases to run (built by the family from the validated request) and
     /// the user's kernel, if any.
-    fn cases(&self) -> Result<Planned> {
+    pub(super) fn cases(&self) -> Result<Planned> {
         let family = registry::get(&self.family, "")?;
         let source = self.user.source(family)?;
         // "user" names the file's kernel in --impl; with a file and no --impl it joins the
@@ -350,15 +393,12 @@ fn run_cases(
     interleave: bool,
     output: &OutputArgs,
     library_impl: &str,
+    counters: Option<(CounterPass, Vec<std::ffi::OsString>)>,
 ) -> Result<()> {
     let mut s = open_session(device)?;
     let outcome = (|| -> Result<()> {
         if let Some(u) = user {
-            let k = UserKernel::load(&s.gpu, u.source, u.family)?;
-            if !k.compiled.cached {
-                eprintln!("compiled {} for {}", k.label(), k.compiled.arch);
-            }
-            cases.push((u.family.user_case)(&u.shape, k, u.gelu, u.seed));
+            cases.push(u.into_case(&s.gpu)?);
         }
         if interleave {
             let mut group: Vec<&mut dyn BenchCase> = cases
@@ -389,6 +429,12 @@ fn run_cases(
         }
         crate::error::exit_now_if_hung(&e);
         return Err(e);
+    }
+    if let Some((mut pass, request)) = counters {
+        let specs = ProbeSpec::for_cases(request, &cases, cfg.cache);
+        // The cases' buffers are freed first: the profiled child allocates its own.
+        drop(cases);
+        pass.attach(&specs, &mut s.records);
     }
     emit(&s.results(), output)?;
     print_relative(&s.records, library_impl);

@@ -9,6 +9,7 @@ mod info;
 mod list;
 mod new;
 mod output;
+mod probe_case;
 mod report;
 mod report_resume;
 mod sweep;
@@ -60,6 +61,9 @@ pub enum Command {
     Compare(files::CompareArgs),
     /// Redraw every chart from a saved results.json (no GPU needed)
     Plot(files::PlotArgs),
+    /// One launch of one case inside a profiler range, for --counters (run under ncu)
+    #[command(hide = true)]
+    ProbeCase(Box<probe_case::ProbeCaseArgs>),
 }
 
 /// Parses the process arguments and runs the command.
@@ -86,6 +90,7 @@ pub fn run() -> Result<()> {
         Command::Report(a) => report::run(cli.device, &a),
         Command::Compare(a) => files::compare_cmd(&a),
         Command::Plot(a) => files::plot_cmd(&a),
+        Command::ProbeCase(a) => probe_case::run(cli.device, &a),
     }
 }
 

@@ -36,6 +36,10 @@ pub struct ReportArgs {
     /// the rest; without that file, start afresh
     #[arg(long)]
     pub resume: bool,
+    /// After the sweeps, run a few main cases (GEMV cold and hot, HGEMM 4096³, LayerNorm,
+    /// GELU) once under Nsight Compute (ncu): measured DRAM bytes beside the model's
+    #[arg(long)]
+    pub counters: bool,
 }
 
 fn check_markdown(rows: &[CheckRow]) -> String {
@@ -81,6 +85,10 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
     } else {
         None
     };
+    let mut counters = a
+        .counters
+        .then(|| crate::counters::CounterPass::new(device))
+        .flatten();
     let gpu = Gpu::open(device)?;
     let uuid = probe::gpu_uuid(&gpu)?;
     if let Some(cp) = &earlier {
@@ -139,6 +147,11 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
     };
     lap("check", &mut phases);
 
+    if let Some(pass) = counters.as_mut().filter(|_| !s.is_interrupted()) {
+        eprintln!("hardware counters of the report's main cases (Nsight Compute) ...");
+        pass.attach(&crate::counters::report_list::specs(a.seed), &mut s.records);
+        lap("counters", &mut phases);
+    }
     let mut results = s.results();
     results.run.wall_s = Some((started.elapsed().as_secs_f64() * 10.0).round() / 10.0);
     results.run.phases_s = phases;
@@ -165,9 +178,10 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
         );
     }
     md += &format!(
-        "\nRegenerate: `roofline report --out {}{}` (commit {}).\n",
+        "\nRegenerate: `roofline report --out {}{}{}` (commit {}).\n",
         a.out.display(),
         if a.quick { " --quick" } else { "" },
+        if a.counters { " --counters" } else { "" },
         crate::GIT_COMMIT
     );
     write_atomic(a.out.join("report.md"), md.as_bytes())?;

@@ -18,11 +18,17 @@ pub fn built_cuda_version() -> i32 {
 /// How long a synchronization may wait before the run is declared hung: 120 s, or
 /// ROOFLINE_SYNC_TIMEOUT_S (a shorter limit for kernels under development, and for tests).
 fn sync_timeout() -> Duration {
-    let s = std::env::var("ROOFLINE_SYNC_TIMEOUT_S")
+    seconds_from_env("ROOFLINE_SYNC_TIMEOUT_S", 120)
+}
+
+/// A time limit in whole seconds from the environment variable `var` (a positive integer),
+/// else `default` seconds.
+pub fn seconds_from_env(var: &str, default: u64) -> Duration {
+    let s = std::env::var(var)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
         .filter(|&s| s > 0)
-        .unwrap_or(120);
+        .unwrap_or(default);
     Duration::from_secs(s)
 }
 

@@ -47,6 +47,17 @@ fn plottable(r: &Record) -> bool {
     r.flops > 0.0 && r.ai.is_finite() && r.ai > 0.0 && r.tflops.is_finite() && r.tflops > 0.0
 }
 
+/// Intensity by the DRAM bytes the hardware counters measured (`--counters`), where the
+/// record has them: FLOPs of the model over bytes actually moved. Hot-L2 kernels move far
+/// less than the model and sit far to the right of their model point.
+fn measured_ai(r: &Record) -> Option<f64> {
+    r.counters
+        .dram_bytes_measured
+        .filter(|b| *b > 0.0)
+        .map(|b| r.flops / b)
+        .filter(|x| x.is_finite() && *x > 0.0)
+}
+
 fn label_of(c: &Ceiling) -> &str {
     if c.label.is_empty() {
         &c.name
@@ -95,6 +106,7 @@ pub fn roofline_svg(results: &ResultsFile) -> anyhow::Result<String> {
         .collect();
 
     let mut xs: Vec<f64> = pts.iter().map(|r| r.ai).collect();
+    xs.extend(pts.iter().filter_map(|r| measured_ai(r)));
     for c in &comp {
         for m in &mem {
             xs.push(c.value * 1000.0 / m.value);
@@ -208,6 +220,14 @@ pub fn roofline_svg(results: &ResultsFile) -> anyhow::Result<String> {
             if !families.contains(&r.impl_.as_str()) {
                 families.push(&r.impl_);
             }
+            // The same record placed by its measured DRAM bytes: a hollow ring on a dashed
+            // line from the model point (same time, so the same height).
+            if let Some(x) = measured_ai(r) {
+                f.polyline(&[(r.ai, r.tflops), (x, r.tflops)], color, 1, true)?;
+                if f.contains(x, r.tflops) {
+                    draw_ring(f.root, f.px(x, r.tflops), 6, color)?;
+                }
+            }
         }
 
         // 3. ceiling labels (skipped only if no spot is free; still in legend)
@@ -263,6 +283,12 @@ pub fn roofline_svg(results: &ResultsFile) -> anyhow::Result<String> {
         }
         if pts.iter().any(|r| r.bound == "latency") {
             legend.push(LegendEntry::new(Glyph::Ring(MUTED), "latency-bound"));
+        }
+        if pts.iter().any(|r| measured_ai(r).is_some()) {
+            legend.push(LegendEntry::new(
+                Glyph::Ring(OURS_PALETTE[0]),
+                "hollow, dashed from its point: placed by the DRAM bytes the hardware counters measured",
+            ));
         }
         if pts.is_empty() {
             legend.push(LegendEntry::new(Glyph::Note, "no records with FLOPs"));
@@ -353,6 +379,35 @@ mod tests {
         let count = |s: &str| texts.iter().filter(|t| t.as_str() == s).count();
         assert_eq!(count("HBM copy 4.25 TB/s"), 2);
         assert_eq!(count("cuBLAS FP16 tensor 712 TFLOP/s"), 2);
+    }
+
+    #[test]
+    fn roofline_places_counted_records_by_their_measured_bytes() {
+        let plain = roofline_svg(&fixture()).unwrap();
+        assert!(!plain.contains("hollow, dashed"));
+        let f = ResultsFile {
+            records: crate::results::counters_table::tests::with_sample_counters(),
+            ..fixture()
+        };
+        let r = f.records.iter().find(|r| r.counters.is_present()).unwrap();
+        assert!(
+            measured_ai(r).unwrap() < r.ai,
+            "more bytes: lower intensity"
+        );
+        let svg = roofline_svg(&f).unwrap();
+        assert_well_formed(&svg);
+        assert!(
+            svg.contains("hollow, dashed from its point"),
+            "the legend says what the rings are"
+        );
+        // one more ring (the hollow marker) and the legend's ring
+        let rings = |s: &str| s.matches("<circle").count();
+        assert!(
+            rings(&svg) >= rings(&plain) + 2,
+            "{} vs {}",
+            rings(&svg),
+            rings(&plain)
+        );
     }
 
     #[test]

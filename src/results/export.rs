@@ -7,7 +7,8 @@ use anyhow::{anyhow, bail, Context};
 use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use serde::{Deserialize, Serialize};
 
-use crate::results::schema::{Clocks, Record, ResultsFile, Shape};
+use crate::results::counters_table;
+use crate::results::schema::{Clocks, Counters, Record, ResultsFile, Shape};
 
 /// Output format of [`render`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -67,10 +68,24 @@ impl FromStr for Format {
 /// Renders a results file in the given format.
 pub fn render(results: &ResultsFile, format: Format) -> anyhow::Result<String> {
     match format {
-        Format::Table => Ok(render_table(&results.records)),
+        Format::Table => Ok(join_counters(
+            render_table(&results.records),
+            counters_table::render_table(&results.records),
+        )),
         Format::Json => results.to_json(),
         Format::Csv => render_csv(&results.records),
-        Format::Markdown => Ok(render_markdown(&results.records)),
+        Format::Markdown => Ok(join_counters(
+            render_markdown(&results.records),
+            counters_table::markdown(&results.records),
+        )),
+    }
+}
+
+/// The main table, then the counters table when any record carries counters.
+fn join_counters(main: String, counters: Option<String>) -> String {
+    match counters {
+        Some(c) => format!("{main}\n\n{c}"),
+        None => main,
     }
 }
 
@@ -336,6 +351,21 @@ pub struct CsvRow {
     pub status: Option<String>,
     pub clean_samples: Option<u32>,
     pub throttled_fraction: Option<f64>,
+    // Hardware counters (empty without --counters; absent in files written before them).
+    #[serde(default)]
+    pub dram_bytes_measured: Option<f64>,
+    #[serde(default)]
+    pub dram_bytes_read: Option<f64>,
+    #[serde(default)]
+    pub dram_bytes_write: Option<f64>,
+    #[serde(default)]
+    pub l2_hit_rate: Option<f64>,
+    #[serde(default)]
+    pub flops_measured: Option<f64>,
+    #[serde(default)]
+    pub counters_kernels: Option<u32>,
+    #[serde(default)]
+    pub counters_duration_ms: Option<f64>,
 }
 
 impl From<&Record> for CsvRow {
@@ -395,6 +425,13 @@ impl From<&Record> for CsvRow {
             status: r.status.clone(),
             clean_samples: r.clean_samples,
             throttled_fraction: r.throttled_fraction,
+            dram_bytes_measured: r.counters.dram_bytes_measured,
+            dram_bytes_read: r.counters.dram_bytes_read,
+            dram_bytes_write: r.counters.dram_bytes_write,
+            l2_hit_rate: r.counters.l2_hit_rate,
+            flops_measured: r.counters.flops_measured,
+            counters_kernels: r.counters.counters_kernels,
+            counters_duration_ms: r.counters.counters_duration_ms,
         }
     }
 }
@@ -468,6 +505,15 @@ impl TryFrom<CsvRow> for Record {
             status: row.status,
             clean_samples: row.clean_samples,
             throttled_fraction: row.throttled_fraction,
+            counters: Counters {
+                dram_bytes_measured: row.dram_bytes_measured,
+                dram_bytes_read: row.dram_bytes_read,
+                dram_bytes_write: row.dram_bytes_write,
+                l2_hit_rate: row.l2_hit_rate,
+                flops_measured: row.flops_measured,
+                counters_kernels: row.counters_kernels,
+                counters_duration_ms: row.counters_duration_ms,
+            },
         })
     }
 }
@@ -527,6 +573,13 @@ pub fn csv_header() -> Vec<&'static str> {
         "status",
         "clean_samples",
         "throttled_fraction",
+        "dram_bytes_measured",
+        "dram_bytes_read",
+        "dram_bytes_write",
+        "l2_hit_rate",
+        "flops_measured",
+        "counters_kernels",
+        "counters_duration_ms",
     ]
 }
 
@@ -694,6 +747,21 @@ mod tests {
         )
     }
 
+    fn arb_counters() -> impl Strategy<Value = Counters> {
+        let x = || proptest::option::of(0.0f64..1e12);
+        (x(), x(), x(), x(), x(), proptest::option::of(0u32..64), x()).prop_map(
+            |(m, r, w, h, f, k, d)| Counters {
+                dram_bytes_measured: m,
+                dram_bytes_read: r,
+                dram_bytes_write: w,
+                l2_hit_rate: h,
+                flops_measured: f,
+                counters_kernels: k,
+                counters_duration_ms: d,
+            },
+        )
+    }
+
     fn arb_record() -> impl Strategy<Value = Record> {
         (
             (
@@ -720,6 +788,7 @@ mod tests {
                 proptest::option::of(any::<u32>()),
                 proptest::option::of(0.0f64..1.0),
             ),
+            arb_counters(),
         )
             .prop_map(
                 |(
@@ -730,6 +799,7 @@ mod tests {
                     (ok, err, clocks),
                     bound,
                     (status, clean_samples, throttled_fraction),
+                    counters,
                 )| {
                     Record {
                         experiment: e,
@@ -759,6 +829,7 @@ mod tests {
                         status,
                         clean_samples,
                         throttled_fraction,
+                        counters,
                     }
                 },
             )

@@ -6,12 +6,15 @@
 
 pub mod atomic;
 pub mod compare;
+pub mod counters;
+pub mod counters_table;
 pub mod export;
 pub mod report_md;
 pub mod schema;
 
 pub use atomic::write_atomic;
 pub use compare::{compare, CompareReport, CompareRow, Verdict};
+pub use counters::Counters;
 pub use export::{render, Format};
 pub use report_md::render_report;
 pub use schema::{Ceiling, CeilingKind, Clocks, Record, RecordKey, ResultsFile, RunInfo, Shape};

@@ -12,6 +12,8 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
+pub use super::counters::Counters;
+
 /// A whole results file.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
 pub struct ResultsFile {
@@ -148,6 +150,10 @@ pub struct Record {
     /// Fraction of the samples taken that were throttled (and left out unless sustained).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttled_fraction: Option<f64>,
+    /// What the hardware counters measured (`--counters`); its fields sit at the record's
+    /// top level on disk and are left out when absent.
+    #[serde(flatten)]
+    pub counters: Counters,
 }
 
 /// Problem size. Untagged: the JSON object's fields tell the variant apart.
@@ -343,6 +349,7 @@ impl Record {
         if matches!(&self.clocks, Some(c) if !c.power_w.is_finite()) {
             out.push("clocks.power_w");
         }
+        out.extend(self.counters.non_finite_fields());
         out
     }
 }

@@ -17,6 +17,7 @@ use crate::results::export::{markdown_rows, markdown_table};
 use crate::results::schema::{Record, ResultsFile};
 
 mod ceilings;
+mod counters;
 mod gemm_readings;
 mod helpers;
 mod memory_readings;
@@ -155,6 +156,10 @@ pub fn render_report(results: &ResultsFile, charts: &[PathBuf]) -> String {
             _ => generic_reading(&recs),
         };
         push_reading(&mut out, reading);
+    }
+
+    if let Some(section) = counters::counters_section(results) {
+        out.push_str(&section);
     }
 
     let others: Vec<&PathBuf> = charts.iter().filter(|c| !used_charts.contains(c)).collect();

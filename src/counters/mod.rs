@@ -1,0 +1,25 @@
+//! Bytes and FLOPs from the hardware counters (`bench --counters`, `report --counters`).
+//!
+//! The work model gives each kernel's FLOPs and minimum bytes; the counters say what the
+//! GPU moved: DRAM bytes read and written, the L2 hit rate, tensor and FMA instruction
+//! counts. After the timing, each case runs once more in a child process of this binary
+//! (`roofline probe-case`, hidden), under Nsight Compute, inside a profiler range that holds
+//! exactly one launch; the parent parses ncu's CSV and attaches the figures to the case's
+//! records (`results::Counters`).
+//!
+//! - [`parse`]: ncu's `--csv --page raw` output, a pure function;
+//! - [`metrics`]: the metrics asked for and the FLOP formula (its assumption is there);
+//! - [`ncu`]: where ncu is, its exact command line, running it with a time limit;
+//! - [`probe`]: the child's arguments, which rebuild the case through the registry;
+//! - [`pass`]: the parent's loop over the measured cases;
+//! - [`report_list`]: the fixed cases `report --counters` profiles.
+
+pub mod metrics;
+pub mod ncu;
+pub mod parse;
+pub mod pass;
+pub mod probe;
+pub mod report_list;
+
+pub use pass::CounterPass;
+pub use probe::{ProbeSpec, Request};
