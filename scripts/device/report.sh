@@ -1,26 +1,31 @@
 #!/usr/bin/env bash
-# The committed H200 report on the GPU machine: every GPU test of the bundle, then
-# `roofline report` into $OUT/h200 (7 files). One log, $OUT/run.log, so that the whole run
-# is 8 files. Copy $OUT/h200 to docs/results/h200 afterwards.
-# Together they take ~11-15 min (tests ~4-5, report 8-9.5: 572 s in AB, 477 in AC), over the
-# device tool's 600 s per call: run TESTS_ONLY=1 in one call, then SKIP_TESTS=1 in the next.
+# The committed H200 report on the GPU machine: every GPU test of the bundle (TESTS_ONLY=1),
+# or the report (SKIP_TESTS=1): `roofline report --counters` with the example user kernels
+# into $OUT/h200, then the cross-check (scripts/crosscheck.py) beside it. One log,
+# $OUT/run.log. Copy $OUT/h200 to docs/results/h200 afterwards.
+# The report takes ~3-5 min with the counters pass, the GPU tests ~6-7: run them in
+# separate calls (the device tool allows 600 s per call).
 # shellcheck source=prelude.sh
 . "$(dirname "$0")/prelude.sh"
 if [ -z "${SKIP_TESTS:-}" ]; then  # SKIP_TESTS=1: the tests already ran on these kernels
   $B/run-gpu-tests.sh > "$OUT/run.log" 2>&1
   echo "gpu tests exit=$?" | tee -a "$OUT/run.log"
 fi
-# The report stops itself (SIGINT) after REPORT_LIMIT_S seconds (default 560, inside the
-# device tool's 600 s per call), keeping the finished sweeps in $OUT/h200/partial.json (exit
-# 130). Carry that file back (e.g. in target/resume/) and run again at once, on the same
-# machine, with RESUME_FROM=target/resume: the report goes on after those sweeps (--resume).
+# The report stops itself (SIGINT) after REPORT_LIMIT_S seconds (default 400), keeping the
+# finished sweeps in $OUT/h200/partial.json (exit 130); RESUME_FROM=DIR holding that file
+# goes on after them (--resume).
 if [ -z "${TESTS_ONLY:-}" ]; then
   mkdir -p "$OUT/h200"
   if [ -n "${RESUME_FROM:-}" ]; then cp "$RESUME_FROM/partial.json" "$OUT/h200/"; fi
-  timeout -s INT "${REPORT_LIMIT_S:-560}" $B/roofline report --out "$OUT/h200" --resume \
-    >> "$OUT/run.log" 2>&1
+  user=()
+  for f in examples/kernels/*.cu; do user+=(--kernel-file "$f"); done
+  timeout -s INT "${REPORT_LIMIT_S:-400}" $B/roofline report --out "$OUT/h200" --resume \
+    --counters "${user[@]}" >> "$OUT/run.log" 2>&1
   echo "report exit=$?" | tee -a "$OUT/run.log"
+  ROOFLINE_BIN=$B/roofline timeout 300 python3 scripts/crosscheck.py \
+    --out "$OUT/h200/crosscheck.md" >> "$OUT/run.log" 2>&1
+  echo "crosscheck exit=$?" | tee -a "$OUT/run.log"
 fi
 echo "== summary"
-grep -E "test result|FAILED|panicked" "$OUT/run.log" | sort | uniq -c
+grep -E "test result|FAILED|panicked|wall|: [0-9.]+ s$" "$OUT/run.log" | sort | uniq -c
 tail -4 "$OUT/run.log"

@@ -12,6 +12,7 @@ mod output;
 mod probe_case;
 mod report;
 mod report_resume;
+mod report_user;
 mod sweep;
 
 use anyhow::Result;

@@ -40,6 +40,10 @@ pub struct ReportArgs {
     /// GELU) once under Nsight Compute (ncu): measured DRAM bytes beside the model's
     #[arg(long)]
     pub counters: bool,
+    /// Your kernel file(s) (launch block naming the family), each timed interleaved with our
+    /// best and the library at its family's default shape (experiment "user"); repeatable
+    #[arg(long = "kernel-file", value_name = "FILE.cu")]
+    pub kernel_files: Vec<PathBuf>,
 }
 
 fn check_markdown(rows: &[CheckRow]) -> String {
@@ -80,6 +84,7 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
         }
     };
     prepare_dir(&a.out)?;
+    let user_kernels = super::report_user::plan(&a.kernel_files)?;
     let earlier = if a.resume {
         resume::load(&a.out)?
     } else {
@@ -138,6 +143,15 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
             resume::save(&a.out, &cp)?;
         }
         lap(sweep.name(), &mut phases);
+    }
+    if !s.is_interrupted() && !user_kernels.is_empty() {
+        let cfg = crate::measure::MeasureConfig {
+            stop: opts.stop,
+            warmup_ms: opts.warmup_ms,
+            ..Default::default()
+        };
+        super::report_user::run(&mut s, user_kernels, &cfg, a.seed)?;
+        lap("user kernels", &mut phases);
     }
     let random = if a.quick { a.random.min(4) } else { a.random };
     let rows = if s.is_interrupted() {
