@@ -31,12 +31,30 @@ for line in sys.stdin:
         print("bundled", dst)
 ' "$OUT"
 
+# The example plugins (examples/plugins/, tests/cli_user_plugin.rs), built here because the
+# GPU machine may have no nvcc; the tests find them through ROOFLINE_PLUGIN_DIR. The toolkit
+# is found in the places build.rs looks: $NVCC, nvcc on PATH, $CUDA_HOME, /usr/local/cuda,
+# scripts/setup.sh's wheels.
+NVCC="${NVCC:-$(command -v nvcc || true)}"
+for root in "${CUDA_HOME:-}" /usr/local/cuda "${XDG_CACHE_HOME:-$HOME/.cache}/roofline-lab/cuda-13.0/nvidia/cu13"; do
+  if [ -z "$NVCC" ] && [ -x "$root/bin/nvcc" ]; then NVCC="$root/bin/nvcc"; fi
+done
+[ -n "$NVCC" ] || { echo "bundle: no nvcc to build the example plugins (run scripts/setup.sh)" >&2; exit 1; }
+TK=$(dirname "$(dirname "$NVCC")")
+mkdir -p "$OUT/plugins"
+for f in examples/plugins/*.cu examples/plugins/broken/*.cu; do
+  lib="$OUT/plugins/lib$(echo "${f#examples/plugins/}" | sed 's|/|_|; s|\.cu$||').so"
+  "$NVCC" -O3 -arch=sm_90a -shared -Xcompiler -fPIC -L"$TK/lib" -L"$TK/lib64" -o "$lib" "$f"
+  echo "bundled $lib"
+done
+
 cat > "$OUT/run-gpu-tests.sh" <<'EOS'
 #!/usr/bin/env bash
 # Runs every test executable's GPU tests (--ignored), serially (one GPU). Extra arguments
 # go to each test binary (e.g. a name filter). Exit code: non-zero if any failed.
 cd "$(dirname "$0")"
 export ROOFLINE_BIN="$PWD/roofline"
+export ROOFLINE_PLUGIN_DIR="$PWD/plugins"
 status=0
 for t in tests/*; do
   echo "== $t"

@@ -8,6 +8,7 @@ use crate::error::usage;
 use crate::measure::BenchCase;
 use crate::results::schema::Shape;
 use crate::roofline::Work;
+use crate::user::plugin::LauncherAbi;
 use crate::user::signature::Param;
 use crate::user::UserKernel;
 use crate::verify::Tolerance;
@@ -191,6 +192,9 @@ pub struct Family {
     pub user_params: &'static [Param],
     /// The family's case around a user's kernel.
     pub user_case: UserCaseFn,
+    /// The family's own launcher, whose C signature a user's plugin exports (`--plugin`):
+    /// its Rust type (checked against the bindgen'd one), symbol and C prototype.
+    pub plugin: LauncherAbi,
 }
 
 impl std::fmt::Debug for Family {

@@ -5,28 +5,10 @@
 //! codes.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn roofline() -> Command {
-    match std::env::var("ROOFLINE_BIN") {
-        Ok(b) => Command::new(b),
-        Err(_) => Command::new(env!("CARGO_BIN_EXE_roofline")),
-    }
-}
-
-fn examples() -> PathBuf {
-    // The bundle runs from its own folder; cargo from the crate's.
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kernels");
-    if here.is_dir() {
-        here
-    } else {
-        PathBuf::from("examples/kernels")
-    }
-}
-
-fn run(args: &[&str]) -> Output {
-    roofline().args(args).output().expect("run roofline")
-}
+mod common;
+use common::{bench_json, examples, run, text};
 
 /// `bench FAMILY --kernel-file PATH --compile-only`: no GPU needed.
 fn compile_only(family: &str, path: &Path) -> Output {
@@ -39,18 +21,10 @@ fn compile_only(family: &str, path: &Path) -> Output {
     ])
 }
 
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
 /// (family, example file) for every good example.
 fn good() -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    for e in std::fs::read_dir(examples()).unwrap().flatten() {
+    for e in std::fs::read_dir(examples("kernels")).unwrap().flatten() {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "cu") {
             let t = std::fs::read_to_string(&p).unwrap();
@@ -79,7 +53,7 @@ fn every_example_compiles_and_takes_its_signature() {
 
 #[test]
 fn a_compile_error_exits_2_with_the_compilers_line() {
-    let p = examples().join("broken/gemv_compile_error.cu");
+    let p = examples("kernels").join("broken/gemv_compile_error.cu");
     let o = compile_only("gemv", &p);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
@@ -91,7 +65,7 @@ fn a_compile_error_exits_2_with_the_compilers_line() {
 
 #[test]
 fn a_file_for_another_family_or_signature_is_refused() {
-    let p = examples().join("gemv_naive.cu");
+    let p = examples("kernels").join("gemv_naive.cu");
     let o = compile_only("layernorm", &p);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
@@ -132,16 +106,6 @@ fn new_writes_a_kernel_that_compiles() {
 
 // ---- on the GPU
 
-fn bench_json(args: &[&str], out: &Path) -> (Output, Option<serde_json::Value>) {
-    let mut a: Vec<&str> = args.to_vec();
-    a.extend(["--max-time-ms", "100", "--out", out.to_str().unwrap()]);
-    let o = run(&a);
-    let v = std::fs::read_to_string(out)
-        .ok()
-        .map(|t| serde_json::from_str(&t).unwrap());
-    (o, v)
-}
-
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn every_example_verifies_beside_ours_and_the_library_interleaved() {
@@ -179,7 +143,7 @@ fn every_example_verifies_beside_ours_and_the_library_interleaved() {
 #[ignore = "needs a CUDA GPU"]
 fn broken_examples_get_their_exit_codes_and_keep_earlier_results() {
     let dir = tempfile::tempdir().unwrap();
-    let b = |name: &str| examples().join("broken").join(name);
+    let b = |name: &str| examples("kernels").join("broken").join(name);
     let shape = ["--m", "2", "--n", "1000", "--k", "300"];
     // Wrong result: exit 1, the error norm named.
     let f = b("gemv_wrong_result.cu");

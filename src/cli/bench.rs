@@ -11,7 +11,8 @@ use crate::registry::{self, BenchRequest, Family, ShapeFlags};
 use crate::results::schema::{Record, Shape};
 use crate::roofline::probe;
 use crate::session::Session;
-use crate::user::{kernel, UserKernel, UserSource};
+use crate::user::plugin::Plugin;
+use crate::user::{kernel, UserKernel, UserSource, UserSpec};
 use anyhow::Result;
 use clap::Args;
 
@@ -84,13 +85,18 @@ impl ShapeArgs {
     }
 }
 
-/// A user's kernel file (docs/adding-a-kernel.md, "Bring your own kernel").
+/// A user's kernel file or plugin (docs/adding-a-kernel.md, "Bring your own kernel").
 #[derive(Args, Debug, Clone)]
 pub struct UserKernelArgs {
     /// Your CUDA file: extern "C" __global__ kernel(s) with the family's parameter list and a
     /// `// roofline:` launch block; compiled at run time (NVRTC) and run as impl "user"
     #[arg(long, value_name = "FILE.cu")]
     pub kernel_file: Option<std::path::PathBuf>,
+    /// Your shared library (nvcc -shared) exporting a launcher with the family's C signature
+    /// (`roofline list` prints it; SYMBOL defaults to the family's launcher name); run as
+    /// impl "user"
+    #[arg(long, value_name = "LIB.so[:SYMBOL]", conflicts_with = "kernel_file")]
+    pub plugin: Option<String>,
     /// The kernel to run when the file holds several
     #[arg(long, requires = "kernel_file")]
     pub symbol: Option<String>,
@@ -103,14 +109,17 @@ pub struct UserKernelArgs {
 }
 
 impl UserKernelArgs {
-    /// The parsed file, checked against `family` (before any GPU work).
-    pub fn source(&self, family: &'static Family) -> Result<Option<UserSource>> {
+    /// The parsed file, checked against `family`, or the loaded plugin (before any GPU work).
+    pub fn spec(&self, family: &'static Family) -> Result<Option<UserSpec>> {
+        if let Some(p) = &self.plugin {
+            return Ok(Some(UserSpec::Plugin(Plugin::load(p, family)?)));
+        }
         let Some(path) = &self.kernel_file else {
             return Ok(None);
         };
         let src = UserSource::load(path, self.symbol.as_deref())?;
         kernel::check_family(&src, family)?;
-        Ok(Some(src))
+        Ok(Some(UserSpec::File(src)))
     }
 
     /// `--compile-only`: compiles, checks the signature, says so. No GPU.
@@ -255,9 +264,13 @@ pub fn run(device: usize, a: &BenchArgs) -> Result<()> {
     let cfg = a.measure.config()?;
     a.output.validate()?;
     let (family, cases, user) = a.cases()?;
-    if let Some(u) = &user {
+    if let Some(UserRun {
+        spec: UserSpec::File(src),
+        ..
+    }) = &user
+    {
         if a.user.compile_only {
-            return a.user.compile_only(&u.source, family);
+            return a.user.compile_only(src, family);
         }
     }
     // ncu is looked for before the GPU opens: without it, one line says so and the bench runs.
@@ -283,7 +296,7 @@ type Planned = (&'static Family, Vec<Box<dyn BenchCase>>, Option<UserRun>);
 
 /// A user's kernel to load once the GPU is open, and the case to run it in.
 pub struct UserRun {
-    pub source: UserSource,
+    pub spec: UserSpec,
     pub family: &'static Family,
     pub shape: Shape,
     pub gelu: i32,
@@ -293,9 +306,9 @@ pub struct UserRun {
 impl UserRun {
     /// Loads the user's kernel (the GPU is open) and builds the family's case around it.
     pub fn into_case(self, gpu: &Gpu) -> Result<Box<dyn BenchCase>> {
-        let k = UserKernel::load(gpu, self.source, self.family)?;
-        if !k.compiled.cached {
-            eprintln!("compiled {} for {}", k.label(), k.compiled.arch);
+        let k = UserKernel::load(gpu, self.spec, self.family)?;
+        if let Some(c) = k.compiled().filter(|c| !c.cached) {
+            eprintln!("compiled {} for {}", k.label(), c.arch);
         }
         Ok((self.family.user_case)(
             &self.shape,
@@ -327,12 +340,14 @@ impl BenchArgs {
     /// the user's kernel, if any.
     pub(super) fn cases(&self) -> Result<Planned> {
         let family = registry::get(&self.family, "")?;
-        let source = self.user.source(family)?;
-        // "user" names the file's kernel in --impl; with a file and no --impl it joins the
-        // family's defaults.
+        let spec = self.user.spec(family)?;
+        // "user" names the user's kernel in --impl; with a file or plugin and no --impl it
+        // joins the family's defaults.
         let wants_user = self.r#impl.iter().any(|i| i == "user");
-        if wants_user && source.is_none() {
-            return Err(usage("--impl user needs --kernel-file FILE.cu"));
+        if wants_user && spec.is_none() {
+            return Err(usage(
+                "--impl user needs --kernel-file FILE.cu or --plugin LIB.so",
+            ));
         }
         let ours: Vec<String> = self
             .r#impl
@@ -362,8 +377,8 @@ impl BenchArgs {
             gelu,
             seed: self.measure.seed,
         };
-        let user = source.map(|source| UserRun {
-            source,
+        let user = spec.map(|spec| UserRun {
+            spec,
             family,
             shape: req.shape.clone(),
             gelu,

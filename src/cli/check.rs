@@ -7,7 +7,8 @@ use crate::gpu::Gpu;
 use crate::measure::BenchCase;
 use crate::registry::{self, Family};
 use crate::results::schema::Shape;
-use crate::user::{kernel, UserKernel, UserSource};
+use crate::user::plugin::Plugin;
+use crate::user::{kernel, UserKernel, UserSource, UserSpec};
 use anyhow::Result;
 use clap::Args;
 use comfy_table::Table;
@@ -36,18 +37,40 @@ pub struct CheckArgs {
     /// The kernel to check when the file holds several
     #[arg(long, requires = "kernel_file")]
     pub symbol: Option<String>,
+    /// Check your plugin instead of ours: a shared library exporting the launcher of the
+    /// family given by --kernel
+    #[arg(long, value_name = "LIB.so[:SYMBOL]", conflicts_with = "kernel_file")]
+    pub plugin: Option<String>,
 }
 
-/// The family a user's file is checked as: --kernel (one) or the file's launch block.
-fn user_family(a: &CheckArgs, src: &UserSource) -> Result<&'static Family> {
-    match (a.kernel.as_slice(), &src.family) {
+/// The family a user's kernel is checked as: --kernel (one) or the file's launch block.
+fn user_family(a: &CheckArgs, from_file: Option<&str>) -> Result<&'static Family> {
+    match (a.kernel.as_slice(), from_file) {
         ([one], _) => registry::get(one, "--kernel "),
         ([], Some(f)) => registry::get(f, "the launch block's family "),
+        ([], None) if a.plugin.is_some() => Err(usage("name the plugin's family: --kernel FAMILY")),
         ([], None) => Err(usage(
             "name the file's family: --kernel FAMILY, or `// roofline: family = ...` in the file",
         )),
-        _ => Err(usage("--kernel-file checks one family: give one --kernel")),
+        _ => Err(usage(
+            "--kernel-file and --plugin check one family: give one --kernel",
+        )),
     }
+}
+
+/// The user's file (parsed, checked against its family) or plugin (loaded), and its family.
+fn user_spec(a: &CheckArgs) -> Result<Option<(UserSpec, &'static Family)>> {
+    if let Some(p) = &a.plugin {
+        let family = user_family(a, None)?;
+        return Ok(Some((UserSpec::Plugin(Plugin::load(p, family)?), family)));
+    }
+    let Some(path) = &a.kernel_file else {
+        return Ok(None);
+    };
+    let src = UserSource::load(path, a.symbol.as_deref())?;
+    let family = user_family(a, src.family.as_deref())?;
+    kernel::check_family(&src, family)?;
+    Ok(Some((UserSpec::File(src), family)))
 }
 
 /// The user kernel's cases: the family's fixed check shapes (both GELU forms where the family
@@ -71,13 +94,11 @@ fn user_cases(
     out
 }
 
-/// `check --kernel-file`: the user's kernel at every check shape, verified like ours.
-fn run_user(device: usize, a: &CheckArgs, path: &std::path::Path) -> Result<()> {
-    let src = UserSource::load(path, a.symbol.as_deref())?;
-    let family = user_family(a, &src)?;
-    kernel::check_family(&src, family)?;
+/// `check --kernel-file` / `--plugin`: the user's kernel at every check shape, verified like
+/// ours.
+fn run_user(device: usize, a: &CheckArgs, spec: UserSpec, family: &'static Family) -> Result<()> {
     let gpu = Gpu::open(device)?;
-    let k = UserKernel::load(&gpu, src, family)?;
+    let k = UserKernel::load(&gpu, spec, family)?;
     let mut rows = Vec::new();
     for mut c in user_cases(family, &k, a.random, a.seed) {
         let name = c.id().describe();
@@ -184,8 +205,8 @@ pub fn render(rows: &[CheckRow], verbose: bool) -> String {
 }
 
 pub fn run(device: usize, a: &CheckArgs) -> Result<()> {
-    if let Some(path) = &a.kernel_file {
-        return run_user(device, a, path);
+    if let Some((spec, family)) = user_spec(a)? {
+        return run_user(device, a, spec, family);
     }
     let fams = families(a)?;
     let gpu = Gpu::open(device)?;

@@ -54,6 +54,10 @@ struct FamilyOut {
     user_signature: String,
     /// The variables its launch block may use.
     user_launch_vars: Vec<&'static str>,
+    /// The C prototype a plugin's launcher has (--plugin): the family's own launcher's.
+    plugin_launcher: &'static str,
+    /// What the tool passes besides the kernel's arguments.
+    plugin_call: &'static str,
     best: String,
     dispatch: Vec<DispatchOut>,
     sweeps: &'static [&'static str],
@@ -78,6 +82,12 @@ fn describe(f: &Family) -> FamilyOut {
             .into_iter()
             .map(|(v, _)| v)
             .collect(),
+        plugin_launcher: f.plugin.prototype,
+        plugin_call: if f.plugin.workspace_at.is_some() {
+            "variant 0, workspace NULL and its stream"
+        } else {
+            "variant 0 and its stream"
+        },
         best: format!("v{}", (f.best)()),
         dispatch: f
             .dispatch
@@ -136,6 +146,10 @@ fn render(f: &FamilyOut) -> String {
          variables: {}\n",
         f.user_signature,
         f.user_launch_vars.join(" ")
+    );
+    out += &format!(
+        "  your launcher (--plugin LIB.so[:SYMBOL]): extern \"C\" {}; the tool passes {}\n",
+        f.plugin_launcher, f.plugin_call
     );
     out += &format!("  best = {}:\n", f.best);
     for d in &f.dispatch {

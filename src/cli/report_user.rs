@@ -7,6 +7,7 @@ use crate::error::usage;
 use crate::measure::{BenchCase, MeasureConfig};
 use crate::registry::{self, BenchRequest, Family, ShapeFlags};
 use crate::session::Session;
+use crate::user::UserSpec;
 use crate::user::{kernel, UserSource};
 use anyhow::Result;
 use std::path::PathBuf;
@@ -53,7 +54,7 @@ pub fn run(s: &mut Session, planned: Vec<Planned>, cfg: &MeasureConfig, seed: u6
         };
         let mut cases = (p.family.bench_cases)(&req)?;
         let user = UserRun {
-            source: p.source,
+            spec: UserSpec::File(p.source),
             family: p.family,
             shape: req.shape.clone(),
             gelu: 0,

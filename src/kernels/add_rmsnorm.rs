@@ -10,11 +10,13 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{per_variant, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{ComputeUnit, Work};
+use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::{compare, Tolerance};
 use anyhow::Result;
 use half::f16;
+use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 pub const EPS: f32 = 1e-6;
@@ -256,6 +258,21 @@ impl BenchCase for AddRmsNormCase {
     }
 }
 
+/// rl_add_rmsnorm's Rust type (bindgen'd from the public header into src/ffi.rs): what an add+RMSNorm
+/// plugin exports (`--plugin`, docs/adding-a-kernel.md).
+type Launcher = unsafe extern "C" fn(
+    c_int,
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    *mut c_void,
+    *mut c_void,
+    c_int,
+    c_int,
+    f32,
+    *mut c_void,
+) -> c_int;
+
 pub const FAMILY: Family = Family {
     name: "add_rmsnorm",
     aliases: &[],
@@ -314,6 +331,12 @@ pub const FAMILY: Family = Family {
         let (r, h) = rows_of(s);
         Box::new(AddRmsNormCase::user(r, h, k, seed))
     },
+    plugin: LauncherAbi::of::<Launcher>(
+        ffi::rl_add_rmsnorm,
+        "rl_add_rmsnorm",
+        "int rl_add_rmsnorm(int variant, const void *x, const void *res, const void *w, void *y, void *h, int rows, int hidden, float eps, void *stream)",
+        None,
+    ),
 };
 
 #[cfg(test)]

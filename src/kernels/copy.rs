@@ -8,12 +8,14 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{per_variant, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, ComputeUnit, Work};
+use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
 use rand::Rng;
+use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 fn shape_bytes(bytes: u64) -> Shape {
@@ -348,6 +350,11 @@ fn bytes_of(s: &Shape) -> u64 {
     }
 }
 
+/// rl_copy's Rust type (bindgen'd from the public header into src/ffi.rs): what a copy
+/// plugin exports (`--plugin`, docs/adding-a-kernel.md).
+type Launcher =
+    unsafe extern "C" fn(c_int, *const c_void, *mut c_void, usize, *mut c_void) -> c_int;
+
 pub const FAMILY: Family = Family {
     name: "copy",
     aliases: &[],
@@ -398,4 +405,10 @@ pub const FAMILY: Family = Family {
         p("unsigned long long bytes", U64),
     ],
     user_case: |s, k, _, seed| Box::new(CopyCase::user(bytes_of(s), k, seed)),
+    plugin: LauncherAbi::of::<Launcher>(
+        ffi::rl_copy,
+        "rl_copy",
+        "int rl_copy(int variant, const void *src, void *dst, size_t bytes, void *stream)",
+        None,
+    ),
 };

@@ -6,6 +6,7 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{per_variant, CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::{compare, reference, Tolerance};
@@ -13,6 +14,7 @@ use anyhow::Result;
 use half::f16;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 /// The variant "best" means: v4 (one block per chunk, like the fastest copy); see
@@ -220,6 +222,11 @@ const DISPATCH: &[Dispatch] = &[Dispatch {
     why: "as the fastest copy: 95-99% of copy bandwidth from 16 MiB up",
 }];
 
+/// rl_relu's Rust type (bindgen'd from the public header into src/ffi.rs): what a ReLU
+/// plugin exports (`--plugin`, docs/adding-a-kernel.md).
+type ReluLauncher =
+    unsafe extern "C" fn(c_int, *const c_void, *mut c_void, usize, *mut c_void) -> c_int;
+
 pub const RELU: Family = Family {
     name: "relu",
     aliases: &[],
@@ -259,7 +266,18 @@ pub const RELU: Family = Family {
         p("unsigned long long n", U64),
     ],
     user_case: |s, k, _, seed| Box::new(ElementwiseCase::user(Op::Relu, elems_of(s), k, seed)),
+    plugin: LauncherAbi::of::<ReluLauncher>(
+        ffi::rl_relu,
+        "rl_relu",
+        "int rl_relu(int variant, const void *x, void *y, size_t n, void *stream)",
+        None,
+    ),
 };
+
+/// rl_gelu's Rust type (bindgen'd from the public header into src/ffi.rs): what a GELU
+/// plugin exports (`--plugin`, docs/adding-a-kernel.md).
+type GeluLauncher =
+    unsafe extern "C" fn(c_int, *const c_void, *mut c_void, usize, c_int, *mut c_void) -> c_int;
 
 /// GELU shares ReLU's shape, references, variants and dispatch (one kernel file, one variant
 /// table); it differs in its work, its GELU form and its cases.
@@ -302,5 +320,11 @@ pub const GELU: Family = Family {
     user_case: |s, k, gelu, seed| {
         Box::new(ElementwiseCase::user(Op::Gelu(gelu), elems_of(s), k, seed))
     },
+    plugin: LauncherAbi::of::<GeluLauncher>(
+        ffi::rl_gelu,
+        "rl_gelu",
+        "int rl_gelu(int variant, const void *x, void *y, size_t n, int gelu_kind, void *stream)",
+        None,
+    ),
     ..RELU
 };

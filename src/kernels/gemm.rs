@@ -8,6 +8,7 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{per_variant, random_dim, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
@@ -15,6 +16,7 @@ use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
 use rand_chacha::ChaCha8Rng;
+use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 /// The variant "best" means: v27: the GEMV's slab kernels at M <= 16 (2..8 rows in GEMV v14's
@@ -216,6 +218,19 @@ pub fn random_gemm_shape(rng: &mut ChaCha8Rng) -> Shape {
     Shape::Gemm { m, n, k }
 }
 
+/// rl_hgemm's Rust type (bindgen'd from the public header into src/ffi.rs): what an HGEMM
+/// plugin exports (`--plugin`, docs/adding-a-kernel.md).
+type Launcher = unsafe extern "C" fn(
+    c_int,
+    *const c_void,
+    *const c_void,
+    *mut c_void,
+    c_int,
+    c_int,
+    c_int,
+    *mut c_void,
+) -> c_int;
+
 pub const FAMILY: Family = Family {
     name: "hgemm",
     aliases: &["gemm"],
@@ -301,4 +316,10 @@ pub const FAMILY: Family = Family {
         let (m, n, kk) = dims(s);
         Box::new(HgemmCase::user(m, n, kk, k, seed))
     },
+    plugin: LauncherAbi::of::<Launcher>(
+        ffi::rl_hgemm,
+        "rl_hgemm",
+        "int rl_hgemm(int variant, const void *A, const void *B, void *C, int M, int N, int K, void *stream)",
+        None,
+    ),
 };

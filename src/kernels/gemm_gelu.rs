@@ -12,12 +12,14 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
 use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
+use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,6 +287,21 @@ impl BenchCase for GemmGeluCase {
     }
 }
 
+/// rl_gemm_bias_gelu's Rust type (bindgen'd from the public header into src/ffi.rs): what a GEMM+bias+GELU
+/// plugin exports (`--plugin`, docs/adding-a-kernel.md).
+type Launcher = unsafe extern "C" fn(
+    c_int,
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    *mut c_void,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    *mut c_void,
+) -> c_int;
+
 pub const FAMILY: Family = Family {
     name: "gemm_bias_gelu",
     aliases: &["gemm-gelu"],
@@ -387,6 +404,12 @@ pub const FAMILY: Family = Family {
         let (m, n, kk) = gemm::dims(s);
         Box::new(GemmGeluCase::user(m, n, kk, k, gelu, seed))
     },
+    plugin: LauncherAbi::of::<Launcher>(
+        ffi::rl_gemm_bias_gelu,
+        "rl_gemm_bias_gelu",
+        "int rl_gemm_bias_gelu(int variant, const void *A, const void *B, const void *bias, void *C, int M, int N, int K, int gelu_kind, void *stream)",
+        None,
+    ),
 };
 
 #[cfg(test)]

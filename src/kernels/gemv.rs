@@ -10,6 +10,7 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{per_variant, random_dim, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
@@ -17,6 +18,7 @@ use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
 use rand::Rng;
+use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 /// The variant "best" means: v19, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
@@ -192,6 +194,20 @@ impl BenchCase for GemvCase {
     }
 }
 
+/// rl_gemv's Rust type (bindgen'd from the public header into src/ffi.rs): what a GEMV
+/// plugin exports (`--plugin`, docs/adding-a-kernel.md).
+type Launcher = unsafe extern "C" fn(
+    c_int,
+    *const c_void,
+    *const c_void,
+    *mut c_void,
+    *mut c_void,
+    c_int,
+    c_int,
+    c_int,
+    *mut c_void,
+) -> c_int;
+
 pub const FAMILY: Family = Family {
     name: "gemv",
     aliases: &[],
@@ -292,4 +308,10 @@ pub const FAMILY: Family = Family {
         let (m, n, kk) = super::gemm::dims(s);
         Box::new(GemvCase::new(m, n, kk, GemvImpl::User(k), seed))
     },
+    plugin: LauncherAbi::of::<Launcher>(
+        ffi::rl_gemv,
+        "rl_gemv",
+        "int rl_gemv(int variant, const void *x, const void *W, void *y, void *workspace, int M, int N, int K, void *stream)",
+        Some(3),
+    ),
 };

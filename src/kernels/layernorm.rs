@@ -6,6 +6,7 @@ use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{per_variant, random_dim, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::{compare, reference, Tolerance};
@@ -13,6 +14,7 @@ use anyhow::Result;
 use half::f16;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 pub const EPS: f32 = 1e-5;
@@ -228,6 +230,20 @@ pub fn random_rows(rng: &mut ChaCha8Rng) -> Shape {
     }
 }
 
+/// rl_layernorm's Rust type (bindgen'd from the public header into src/ffi.rs): what a LayerNorm
+/// plugin exports (`--plugin`, docs/adding-a-kernel.md).
+type Launcher = unsafe extern "C" fn(
+    c_int,
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    *mut c_void,
+    c_int,
+    c_int,
+    f32,
+    *mut c_void,
+) -> c_int;
+
 pub const FAMILY: Family = Family {
     name: "layernorm",
     aliases: &[],
@@ -284,4 +300,10 @@ pub const FAMILY: Family = Family {
         let (r, h) = rows_of(s);
         Box::new(LayerNormCase::user(r, h, k, seed))
     },
+    plugin: LauncherAbi::of::<Launcher>(
+        ffi::rl_layernorm,
+        "rl_layernorm",
+        "int rl_layernorm(int variant, const void *x, const void *gamma, const void *beta, void *y, int rows, int hidden, float eps, void *stream)",
+        None,
+    ),
 };

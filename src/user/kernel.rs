@@ -1,8 +1,10 @@
-//! A user's kernel compiled, checked against its family's signature and loaded into the
-//! tool's context, ready to launch on the tool's stream like one of ours.
+//! A user's kernel, ready to launch on the tool's stream like one of ours: a kernel file
+//! compiled, checked against its family's signature and loaded into the tool's context, or a
+//! plugin's launcher. The family cases launch either one the same way.
 
 use super::compile::{compile, Compiled};
 use super::geometry;
+use super::plugin::Plugin;
 use super::signature;
 use super::source::UserSource;
 use crate::error::{usage, LabError};
@@ -24,11 +26,29 @@ pub enum Arg {
     F32(f32),
 }
 
+/// A user's kernel as given on the command line, validated before the GPU opens.
+pub enum UserSpec {
+    /// `--kernel-file`: the parsed source.
+    File(UserSource),
+    /// `--plugin`: the library, loaded, with its launcher found.
+    Plugin(Plugin),
+}
+
+/// How a user's kernel launches.
+enum Launcher {
+    /// Compiled from the user's file with NVRTC; launched with the file's geometry.
+    Nvrtc {
+        source: UserSource,
+        compiled: Compiled,
+        func: CudaFunction,
+    },
+    /// The user's launcher in a shared library: it enqueues on the stream it is given.
+    Plugin(Plugin),
+}
+
 pub struct UserKernel {
-    pub source: UserSource,
     pub family: &'static Family,
-    pub compiled: Compiled,
-    func: CudaFunction,
+    launcher: Launcher,
 }
 
 /// The NVRTC architecture for a compute capability: sm_90a on Hopper (wgmma, setmaxnreg).
@@ -49,6 +69,11 @@ pub fn check_family(source: &UserSource, family: &'static Family) -> Result<()> 
             )));
         }
     }
+    takes_user_kernels(family)
+}
+
+/// A usage error for a family that has no user-kernel case yet.
+pub fn takes_user_kernels(family: &Family) -> Result<()> {
     if family.user_params.is_empty() {
         return Err(usage(format!(
             "{} does not take user kernels yet",
@@ -71,76 +96,115 @@ pub fn compile_checked(
 }
 
 impl UserKernel {
-    /// Compiles for the GPU's architecture, checks the signature, loads the module.
-    pub fn load(gpu: &Gpu, source: UserSource, family: &'static Family) -> Result<Arc<UserKernel>> {
-        let compiled = compile_checked(&source, family, &arch_for(gpu.props().compute_capability))?;
-        let module = gpu
-            .context()
-            .load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin.clone()))
-            .map_err(|e| anyhow::anyhow!("loading {}: {e:?}", source.label()))?;
-        let func = module
-            .load_function(&source.symbol)
-            .map_err(|e| anyhow::anyhow!("finding {} in its module: {e:?}", source.symbol))?;
-        Ok(Arc::new(UserKernel {
-            source,
-            family,
-            compiled,
-            func,
-        }))
+    /// A kernel file: compiled for the GPU's architecture, its signature checked, its module
+    /// loaded. A plugin: ready as it is.
+    pub fn load(gpu: &Gpu, spec: UserSpec, family: &'static Family) -> Result<Arc<UserKernel>> {
+        let launcher = match spec {
+            UserSpec::Plugin(p) => Launcher::Plugin(p),
+            UserSpec::File(source) => {
+                let arch = arch_for(gpu.props().compute_capability);
+                let compiled = compile_checked(&source, family, &arch)?;
+                let module = gpu
+                    .context()
+                    .load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin.clone()))
+                    .map_err(|e| anyhow::anyhow!("loading {}: {e:?}", source.label()))?;
+                let func = module.load_function(&source.symbol).map_err(|e| {
+                    anyhow::anyhow!("finding {} in its module: {e:?}", source.symbol)
+                })?;
+                Launcher::Nvrtc {
+                    source,
+                    compiled,
+                    func,
+                }
+            }
+        };
+        Ok(Arc::new(UserKernel { family, launcher }))
     }
 
-    /// "mine.cu:my_gemv": the records' variant.
+    /// "mine.cu:my_gemv" or "libmine.so:rl_gemv": the records' variant, before the hash.
     pub fn label(&self) -> String {
-        self.source.label()
+        match &self.launcher {
+            Launcher::Nvrtc { source, .. } => source.label(),
+            Launcher::Plugin(p) => p.label(),
+        }
     }
 
-    /// The launch geometry at a shape (a usage error when the block's expressions fail there).
-    pub fn geometry(&self, shape: &Shape) -> Result<geometry::Launch> {
-        let s = &self.source;
-        geometry::evaluate(&s.grid, &s.block, &s.smem, shape)
+    /// Hex SHA-256 of the kernel file or of the plugin library.
+    pub fn sha(&self) -> &str {
+        match &self.launcher {
+            Launcher::Nvrtc { source, .. } => &source.sha,
+            Launcher::Plugin(p) => &p.sha,
+        }
+    }
+
+    /// What NVRTC produced (None for a plugin).
+    pub fn compiled(&self) -> Option<&Compiled> {
+        match &self.launcher {
+            Launcher::Nvrtc { compiled, .. } => Some(compiled),
+            Launcher::Plugin(_) => None,
+        }
     }
 
     /// Enqueues one launch on the tool's stream (no sync: graphs capture it like ours).
+    /// `args` are the family's kernel parameters in order; a plugin's launcher gets them
+    /// between variant 0 and the stream (docs/adding-a-kernel.md).
     pub fn launch(&self, gpu: &Gpu, shape: &Shape, args: &[Arg]) -> Result<()> {
-        let g = self.geometry(shape)?;
-        let fault = |detail: String| -> anyhow::Error {
-            LabError::KernelFault {
-                kernel: format!("user {}", self.label()),
-                shape: shape.label(),
-                detail,
-            }
-            .into()
-        };
-        if g.smem > 48 * 1024 {
-            self.func
-                .set_attribute(
-                    CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    g.smem as i32,
-                )
-                .map_err(|e| fault(format!("{} bytes of dynamic shared memory: {e:?}", g.smem)))?;
+        match &self.launcher {
+            Launcher::Plugin(p) => match p.call(args, gpu.raw_stream())? {
+                0 => Ok(()),
+                code => gpu.check_launch(code, &format!("user {}", p.label()), &shape.label()),
+            },
+            Launcher::Nvrtc { source, func, .. } => launch_nvrtc(gpu, source, func, shape, args),
         }
-        let vals: Vec<ArgVal> = args.iter().map(|a| ArgVal::from(*a)).collect();
-        let stream = gpu.stream();
-        let mut b = stream.launch_builder(&self.func);
-        for v in &vals {
-            match v {
-                ArgVal::U64(x) => b.arg(x),
-                ArgVal::I32(x) => b.arg(x),
-                ArgVal::F32(x) => b.arg(x),
-            };
-        }
-        let cfg = LaunchConfig {
-            grid_dim: g.grid,
-            block_dim: g.block,
-            shared_mem_bytes: g.smem,
-        };
-        // SAFETY: the argument list matches the family's signature, which the compiled
-        // kernel's PTX entry was checked against; the pointers come from the case's DevBufs,
-        // sized for this shape, and outlive the launch (the engine syncs each run).
-        unsafe { b.launch(cfg) }
-            .map(|_| ())
-            .map_err(|e| fault(crate::gpu::describe(&e)))
     }
+}
+
+/// Launches a compiled kernel with its file's geometry at `shape`.
+fn launch_nvrtc(
+    gpu: &Gpu,
+    source: &UserSource,
+    func: &CudaFunction,
+    shape: &Shape,
+    args: &[Arg],
+) -> Result<()> {
+    // The launch geometry at this shape (a usage error when the expressions fail there).
+    let g = geometry::evaluate(&source.grid, &source.block, &source.smem, shape)?;
+    let fault = |detail: String| -> anyhow::Error {
+        LabError::KernelFault {
+            kernel: format!("user {}", source.label()),
+            shape: shape.label(),
+            detail,
+        }
+        .into()
+    };
+    if g.smem > 48 * 1024 {
+        func.set_attribute(
+            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            g.smem as i32,
+        )
+        .map_err(|e| fault(format!("{} bytes of dynamic shared memory: {e:?}", g.smem)))?;
+    }
+    let vals: Vec<ArgVal> = args.iter().map(|a| ArgVal::from(*a)).collect();
+    let stream = gpu.stream();
+    let mut b = stream.launch_builder(func);
+    for v in &vals {
+        match v {
+            ArgVal::U64(x) => b.arg(x),
+            ArgVal::I32(x) => b.arg(x),
+            ArgVal::F32(x) => b.arg(x),
+        };
+    }
+    let cfg = LaunchConfig {
+        grid_dim: g.grid,
+        block_dim: g.block,
+        shared_mem_bytes: g.smem,
+    };
+    // SAFETY: the argument list matches the family's signature, which the compiled
+    // kernel's PTX entry was checked against; the pointers come from the case's DevBufs,
+    // sized for this shape, and outlive the launch (the engine syncs each run).
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(|e| fault(crate::gpu::describe(&e)))
 }
 
 /// Argument values with a fixed address for the launch builder.

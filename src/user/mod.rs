@@ -1,14 +1,16 @@
 //! Bring your own kernel: a user's .cu file, compiled at run time with NVRTC for the exact
-//! GPU, checked against its family's signature, and run through the family's own cases, so
-//! it gets every check and every timing mode ours get (records with impl "user").
+//! GPU and checked against its family's signature, or a user's shared library exporting the
+//! family's launcher (a plugin); either runs through the family's own cases, so it gets
+//! every check and every timing mode ours get (records with impl "user").
 
 pub mod compile;
 pub mod geometry;
 pub mod kernel;
+pub mod plugin;
 pub mod signature;
 pub mod source;
 
-pub use kernel::{Arg, UserKernel};
+pub use kernel::{Arg, UserKernel, UserSpec};
 pub use source::UserSource;
 
 use crate::gpu::{DevBuf, Gpu};
@@ -42,7 +44,8 @@ pub fn with_guards(
     Ok(v)
 }
 
-/// The records' variant for a user kernel: file, symbol and the source's hash.
+/// The records' variant for a user kernel: file, symbol and the file's hash (the source's,
+/// or the plugin library's).
 pub fn variant_label(k: &UserKernel) -> String {
-    format!("{}@{}", k.label(), &k.source.sha[..12])
+    format!("{}@{}", k.label(), &k.sha()[..12])
 }
