@@ -22,7 +22,7 @@ if [ -z "${TESTS_ONLY:-}" ]; then
   timeout -s INT "${REPORT_LIMIT_S:-400}" $B/roofline report --out "$OUT/h200" --resume \
     --counters "${user[@]}" >> "$OUT/run.log" 2>&1
   echo "report exit=$?" | tee -a "$OUT/run.log"
-  ROOFLINE_BIN=$B/roofline timeout 300 python3 scripts/crosscheck.py \
+  ROOFLINE_BIN=$B/roofline timeout "${CROSS_LIMIT_S:-300}" python3 scripts/crosscheck.py \
     --out "$OUT/h200/crosscheck.md" >> "$OUT/run.log" 2>&1
   echo "crosscheck exit=$?" | tee -a "$OUT/run.log"
 fi

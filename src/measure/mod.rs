@@ -7,6 +7,7 @@ pub mod case;
 pub mod clocks;
 pub mod cold;
 pub mod engine;
+pub mod l2clean;
 pub mod order;
 pub mod sampling;
 pub mod stats;

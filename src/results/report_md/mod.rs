@@ -113,8 +113,9 @@ pub fn render_report(results: &ResultsFile, charts: &[PathBuf]) -> String {
         header.push(vec![
             "Clocks".into(),
             format!(
-                "figures from unthrottled samples only (SM clock ≥ 90% of max, no power or \
-                 thermal slowdown); {throttled} record(s) marked CAPPED had too few"
+                "figures from unthrottled samples only (SM clock within 3% of its maximum, no \
+                 power or thermal slowdown; arithmetic-heavy work sampled in bursts with rests); \
+                 {throttled} record(s) marked CAPPED had too few"
             ),
         ]);
     }
