@@ -111,6 +111,24 @@ impl Session {
             });
         }
         let measured = measure::measure_group(&self.gpu, cases, cfg)?;
+        // A user's kernel is checked again after its timed launches: one that works while
+        // verified and then skips work (or breaks after N calls) fails here.
+        for (case, v) in cases.iter_mut().zip(verifications.iter_mut()) {
+            if let Some(v) = v.as_mut().filter(|v| v.passed && case.id().impl_ == "user") {
+                let again = case.verify(&self.gpu)?;
+                if !again.passed {
+                    eprintln!(
+                        "FAILED verification after timing: {}: {}",
+                        case.id().describe(),
+                        again.detail
+                    );
+                    *v = Verification {
+                        detail: format!("after timing: {}", again.detail),
+                        ..again
+                    };
+                }
+            }
+        }
         let mut records = Vec::with_capacity(cases.len());
         for ((case, m), verification) in cases.iter().zip(measured).zip(verifications) {
             records.push(self.record(&**case, experiment, cfg, &m, verification.as_ref()));

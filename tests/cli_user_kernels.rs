@@ -177,6 +177,20 @@ fn broken_examples_get_their_exit_codes_and_keep_earlier_results() {
         "{}",
         text(&o)
     );
+    // Works while verified, then skips its work: caught by the check after timing, exit 1.
+    let f = b("gemv_lazy.cu");
+    let mut a = vec![
+        "bench",
+        "gemv",
+        "--kernel-file",
+        f.to_str().unwrap(),
+        "--impl",
+        "user",
+    ];
+    a.extend(shape);
+    let (o, _) = bench_json(&a, &dir.path().join("l.json"));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("after timing"), "{}", text(&o));
     // A fault: exit 3, named, and ours (measured first) written.
     let f = b("gemv_fault.cu");
     let out = dir.path().join("f.json");
