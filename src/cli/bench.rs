@@ -332,6 +332,7 @@ impl BenchArgs {
             seed: self.measure.seed,
             kernel_file: self.user.kernel_file.as_deref(),
             symbol: self.user.symbol.as_deref(),
+            plugin: self.user.plugin.as_deref(),
         }
         .args())
     }

@@ -21,6 +21,8 @@ pub struct Request<'a> {
     pub seed: u64,
     pub kernel_file: Option<&'a Path>,
     pub symbol: Option<&'a str>,
+    /// `--plugin LIB.so[:SYMBOL]` as given.
+    pub plugin: Option<&'a str>,
 }
 
 impl Request<'_> {
@@ -42,6 +44,9 @@ impl Request<'_> {
         }
         if let Some(s) = self.symbol {
             a.extend(["--symbol".into(), s.into()]);
+        }
+        if let Some(p) = self.plugin {
+            a.extend(["--plugin".into(), p.into()]);
         }
         a
     }
@@ -176,6 +181,7 @@ mod tests {
             seed: 7,
             kernel_file: Some(Path::new("k.cu")),
             symbol: Some("my_gemv"),
+            plugin: None,
         };
         assert_eq!(
             strs(&r.args()),
