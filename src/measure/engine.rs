@@ -10,9 +10,10 @@
 //! - Cold L2: launches rotate over enough buffer sets that each set's data has left L2 before
 //!   it is used again; hot L2: one set, rerun.
 //! - Clocks: NVML is read between samples; samples taken while the GPU was capped (power,
-//!   thermal) or below 90% of its maximum SM clock are kept apart (sampling.rs), the GPU
-//!   rests when capped, and the stopping rule and the statistics use the clean samples,
-//!   unless `sustained` asks for every sample.
+//!   thermal) or more than 3% below its maximum SM clock are kept apart (sampling.rs), the
+//!   GPU rests when capped, arithmetic-heavy work samples in bursts with rests (DutyLimit),
+//!   and the stopping rule and the statistics use the clean samples, unless `sustained`
+//!   asks for every sample.
 
 use super::blocker::Blocker;
 use super::case::BenchCase;
@@ -188,6 +189,11 @@ pub fn measure_group(
     let judge = !cfg.sustained && readings.judged();
     let timer = gpu.timer()?;
 
+    // One scratch for the whole group: cold kernel-timed samples start from a clean L2.
+    let cleaner = match (cfg.timing, cfg.cache) {
+        (TimingMode::Kernel, CacheMode::Cold) => Some(L2Cleaner::new(gpu)?),
+        _ => None,
+    };
     let mut samplers = Vec::with_capacity(cases.len());
     for (case, &n_sets) in cases.iter().zip(&sets) {
         let per_launch_ms = warm_up(gpu, &timer, &**case, n_sets, cfg)?;
@@ -220,7 +226,7 @@ pub fn measure_group(
     let mut busy_ms = 0.0f64;
     loop {
         for &i in order.next_round() {
-            match samplers[i].sample(gpu, &timer, &*cases[i], round)? {
+            match samplers[i].sample(gpu, &timer, &*cases[i], round, cleaner.as_ref())? {
                 Some(t) => {
                     logs[i].push(t);
                     busy_ms += t * samplers[i].launches_per_sample() as f64;
@@ -474,8 +480,6 @@ enum Sampler {
     Kernel {
         sets: usize,
         blocker: Blocker,
-        /// Cold only: L2 left clean before each sample.
-        cleaner: Option<L2Cleaner>,
     },
     Launch {
         sets: usize,
@@ -498,10 +502,6 @@ impl Sampler {
             TimingMode::Kernel => Ok(Sampler::Kernel {
                 sets,
                 blocker: Blocker::new()?,
-                cleaner: match cfg.cache {
-                    CacheMode::Cold => Some(L2Cleaner::new(gpu)?),
-                    CacheMode::Hot => None,
-                },
             }),
             TimingMode::Launch => Ok(Sampler::Launch { sets }),
             TimingMode::Graph => {
@@ -518,20 +518,18 @@ impl Sampler {
     }
 
     /// Sample number `n` (single launches rotate the buffer sets with it), in ms per launch;
-    /// None when the blocking kernel gave up before the launch was enqueued.
+    /// None when the blocking kernel gave up before the launch was enqueued. `cleaner`
+    /// (cold kernel timing) leaves L2 clean before the sample.
     fn sample(
         &self,
         gpu: &Gpu,
         timer: &Timer,
         case: &dyn BenchCase,
         n: usize,
+        cleaner: Option<&L2Cleaner>,
     ) -> Result<Option<f64>> {
         match self {
-            Sampler::Kernel {
-                sets,
-                blocker,
-                cleaner,
-            } => {
+            Sampler::Kernel { sets, blocker } => {
                 if let Some(c) = cleaner {
                     c.clean(gpu)?;
                 }
