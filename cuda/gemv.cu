@@ -55,7 +55,7 @@
 #include <climits>
 
 #include "common.cuh"
-#include "gemv_slab.cuh"
+#include "gemv/gemv_slabs_api.cuh"
 #include "tma.cuh"
 #include "tma_host.cuh"
 
@@ -88,29 +88,33 @@ constexpr int kMmaUnroll = MB == 16 ? 3 : 4;  // groups of 16 rows per loop step
 #include "gemv_host.cuh"
 #include "gemv_tma_host.cuh"
 
-int rl_gemv_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                        SlabEpi epi, int push, cudaStream_t stream, bool *launched, int top) {
+int rl_gemv_slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                       SlabEpi epi, cudaStream_t stream, bool *launched) {
   *launched = false;
   if (M < 1 || M > kMaxRows || N < 1 || K < 1 || !vector_ok(W, N)) return 0;
   const SlabPlan plan = slab_plan(M, N, K);
   if (plan == kSlabNone) return 0;
   *launched = true;
-  // top: 2..8 rows on GEMV v14's (1) or v16's (2) kernel where it applies, else v9's.
-  const int lean = top && M <= 8 ? 11 : 0;
-  const cudaError_t e = launch_slab(plan, x, W, y, M, N, K, true, lean, push, epi, stream, top);
+  // 2..8 rows on GEMV v14's kernel (lean 11, top 1) where it applies, else v9's; the clusters
+  // exchange their sums by st.async (push 2).
+  constexpr int kPush = 2, kTop = 1;
+  const int lean = M <= 8 ? 11 : 0;
+  const cudaError_t e =
+      launch_slab(plan, x, W, y, M, N, K, true, lean, kPush, epi, stream, kTop);
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
 }
 
-int rl_gemv_tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                       SlabEpi epi, int push, cudaStream_t stream, bool *launched, bool stageb) {
+int rl_gemv_tma_slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                           SlabEpi epi, bool stage_bias, cudaStream_t stream, bool *launched) {
   // The HGEMM's limit: a CTA of 4 m-tiles over all 8192 of K is MMA-bound (0.81x cuBLAS at
-  // 64x8192x8192 against v15's 0.87x); 3 m-tiles there tie with v15, and 4 m-tiles over half
-  // of 4096 (a cluster of 2) win (0.87x against 0.80x). So at most 3 x 8192.
+  // 64x8192x8192 against the WMMA split-K's 0.87x); 3 m-tiles there tie with it, and 4 m-tiles
+  // over half of 4096 (a cluster of 2) win (0.87x against 0.80x). So at most 3 x 8192.
   constexpr long long kMaxWork = 3LL * 8192;
+  constexpr int kPush = 2;
   *launched = false;
   if (M < kTmaMinRows) return 0;
-  return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, push, stageb, stream, launched);
+  return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, kPush, stage_bias, stream, launched);
 }
 
 constexpr int kVariants = 19;

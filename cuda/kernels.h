@@ -63,26 +63,7 @@ int rl_peak_hfma2(float *sink, int iters, double *flops, void *stream);
 int rl_peak_wmma(float *sink, int iters, double *flops, void *stream);
 size_t rl_peak_sink_floats(void);
 
-/* ---- HGEMM on Tensor Cores through WMMA (hgemm.cu) ---- */
-/* C[M x N] = A[M x K] . B[K x N]; fp16 in/out, fp32 accumulation; any M, N, K >= 1. */
-int rl_hgemm(int variant, const void *A, const void *B, void *C, int M, int N, int K,
-             void *stream);
-int rl_hgemm_variant_count(void);
-const char *rl_hgemm_variant_name(int variant);
-
-/* ---- GEMM + bias + GELU (gemm_gelu.cu) ---- */
-/* gelu_kind: 0 = tanh approximation, 1 = erf (exact). */
-/* Fused: C = gelu(A . B + bias[N]) with bias and GELU applied in registers before the store. */
-int rl_gemm_bias_gelu(int variant, const void *A, const void *B, const void *bias, void *C,
-                      int M, int N, int K, int gelu_kind, void *stream);
-int rl_gemm_bias_gelu_variant_count(void);
-const char *rl_gemm_bias_gelu_variant_name(int variant);
-/* The unfused epilogue as its own kernel: Y[M x N] = gelu(X + bias[N]); X may equal Y. */
-int rl_bias_gelu(const void *X, const void *bias, void *Y, int M, int N, int gelu_kind,
-                 void *stream);
-/* The fused epilogue's erf-form GELU (GEMM+GELU v20) evaluated on the host with an exact exp2:
- * the same polynomial the kernels use, for the CPU test of its accuracy. */
-float rl_gelu_erf_fast_host(float x);
+/* HGEMM and GEMM + bias + GELU: cuda/gemm/gemm.h. */
 
 /* ---- GEMV / small-M GEMM for decode (gemv.cu) ---- */
 /* y[M x N] = x[M x K] . W[K x N], fp16 in/out, fp32 accumulation, any M, N, K >= 1.

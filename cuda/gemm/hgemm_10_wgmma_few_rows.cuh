@@ -1,29 +1,40 @@
-// HGEMM v24's few-row kernel: 17..64 rows on a 64x64 wgmma tile, K split over a cluster of
-// SPLIT CTAs. At these M the weights B are the traffic and the 64 rows of A fit one warpgroup's
-// m64 wgmma; the TMA slabs before it (v16-v23) ran the same stream on mma.sync, 8 warps issuing
-// 32 MMAs per 16 rows of K, and took 1.4-1.5x a read of B at 64 rows (docs/perf-log.md, HGEMM
-// v24). v22's tile (hgemm_wgmma.cuh) has 128 rows, half of them empty here.
+// HGEMM v10 "wgmma_few_rows": v9, with 17..64 rows on a 64x64 wgmma tile, K split over a
+// cluster of SPLIT CTAs (4, 2 or 1: the largest whose CTAs fit one wave with at least 8
+// k-tiles each, and only where the grid fills half of the GPU). At these M the weights B are
+// the traffic and the 64 rows of A fit one warpgroup's m64 wgmma; v8's TMA slabs ran the same
+// stream on mma.sync, 8 warps issuing 32 MMAs per 16 rows of K, and took 1.4-1.5x a read of B
+// at 64 rows. The tile takes its epilogue as the run-time descriptor (WrRuntimeEpi, from
+// epi.slab_epi()), so one instantiation (wgmma_rows_shared.cu) serves the plain GEMM, the
+// unfused pair's GEMM and the fused kernel: in an interleaved run none finds the code colder
+// than the others.
+//
+// Measured on the H200 (docs/perf-log.md, HGEMM old v24 and v25; one launch, cold, µs, v9's
+// kernels -> this tile): WR2 17 / 24 / 32 / 48 / 64 x 4096² 20.0 / 18.9 / 19.8 / 22.0 / 23.3 ->
+// 19.3 / 18.3 / 19.0 / 19.3 / 18.5, 64 x 8192² 51.6 -> 40.5; with the rolled epilogue (WR5)
+// 64 x 4096² 17.3 against v9's 22.0 and cuBLAS's 21.7. As one kernel for both families (WR6):
+// the plain GEMM within 0.1 us of the per-family form, fused / plain 1.010-1.017 at 17..64 x
+// 4096² (1.022-1.037 with a kernel per family).
 //
 // Layout: warpgroup 0 is the producer (its thread 0 issues the TMA copies; the others only
 // join the cluster barriers), warpgroup 1 runs four m64n64k16 wgmmas per k-tile of 64 on
-// both operands in shared memory, the boxes and descriptors of v22's tile with A's box 64 rows
+// both operands in shared memory, the boxes and descriptors of v9's tile with A's box 64 rows
 // high. The SPLIT CTAs of a cluster take consecutive ranges of k-tiles of one 64-column block;
 // after the loop each parks its partial sums in its own shared memory, a cluster barrier
 // publishes them, and each CTA adds the SPLIT partial sums of its 64 / SPLIT rows in rank
 // order (so C does not depend on which CTA stores), applies the functor and stores; a second
-// barrier keeps every CTA's shared memory alive until the others have read it. Edges as v22's
+// barrier keeps every CTA's shared memory alive until the others have read it. Edges as v9's
 // tile: TMA zero-fills rows, columns and the K tail, the store is guarded, the host requires
 // N % 8 == 0, K % 8 == 0 and 16-byte aligned bases.
 #pragma once
 #include <type_traits>
 
-#include "hgemm_wgmma.cuh"
+#include "gemm/hgemm_09_wgmma_mid_m.cuh"
 
 namespace rlg {
 
 constexpr int kWrBN = 64, kWrBK = 64, kWrStages = 10;
-static_assert(kWrBK == kWgBK, "the k-tile of wgmma_ktile_64x64");
-// v24 runs the tile at kWrMinRows < M <= kWrMaxRows (launch_v14_on): up to 16 rows the GEMV's
+static_assert(kWrBK == kWgmmaKTile, "the k-tile of wgmma_ktile_64x64");
+// The tile runs at kWrMinRows < M <= kWrMaxRows (try_wgmma_few_rows): up to 16 rows the GEMV's
 // register slabs stream B at the read's pace already.
 constexpr int kWrMinRows = 16, kWrMaxRows = 64;
 constexpr int kWrThreads = 256;                 // producer warpgroup + 1 consumer warpgroup
@@ -35,19 +46,19 @@ constexpr int kWrStageBytes = kWrABytes + kWrBBytes;
 constexpr int kWrPartStride = 72;
 constexpr int kWrPartBytes = 64 * kWrPartStride * 4;
 // A's box: M rounded up to 8 rows (whole 1024-byte swizzle atoms), not the tile's 64. With
-// 64-row boxes 17 and 32 rows ran 10-15% slower than 64 (docs/perf-log.md, HGEMM v24).
+// 64-row boxes 17 and 32 rows ran 10-15% slower than 64 (docs/perf-log.md, HGEMM old v24).
 __host__ __device__ inline int wr_a_rows(int M) { return M >= 64 ? 64 : (M + 7) / 8 * 8; }
 // The ring, the parked sums and slack to align the ring to 1024 bytes (every split alike).
 constexpr int kWrSmemBytes = kWrStages * kWrStageBytes + kWrPartBytes + 1024;
 
-// v25's functor: the bias and the GELU chosen at run time, so that one instantiation of the
-// tile (in hgemm.cu, rl_wgmma_rows_launch) serves the plain GEMM, the unfused pair's GEMM and
-// the fused kernel. With one function per family (v24) the fused kernel's code was the only
-// one of the fusion sweep's cases that no other case ran, and a launch whose code the SM no
-// longer caches pays for it (probe I1; WO in docs/perf-log.md, HGEMM v24: fused / plain 1.018-
-// 1.028 with only those two cases interleaved, 1.026-1.037 with the unfused pair beside them).
-// The same values as EpiBiasGelu's V20 forms (rl_bias_gelu_fast): gelu 0 tanh, 1 erf, -1 none;
-// bias null: no column operand (the plain GEMM).
+// The run-time functor: the bias and the GELU chosen at run time, so that one instantiation of the
+// tile (wgmma_rows_shared.cu, rl_wgmma_rows_launch) serves the plain GEMM, the unfused pair's GEMM
+// and the fused kernel. With one function per family (old v24) the fused kernel's code was the only
+// one of the fusion sweep's cases that no other case ran, and a launch whose code the SM no longer
+// caches pays for it (probe I1; WO in docs/perf-log.md, HGEMM old v24: fused / plain 1.018- 1.028
+// with only those two cases interleaved, 1.026-1.037 with the unfused pair beside them). The same
+// values as EpiBiasGelu's forms (rl_bias_gelu_fast): gelu 0 tanh, 1 erf, -1 none; bias null: no
+// column operand (the plain GEMM).
 struct WrRuntimeEpi {
   static constexpr bool kColOperand = true;  // null at run time for the plain GEMM
   const half *bias;
@@ -108,7 +119,8 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   // shared memory by a bulk copy on a barrier of its own (op_bar), issued first and waited
   // for only by the epilogue, so that its cold load never holds up k-tile 0.
   __shared__ __align__(16) half col_op[kWrBN];
-  // A compile-time functor with an operand always has one; v25's may have none (bias null).
+  // A compile-time functor with an operand always has one; the run-time one may have none
+  // (bias null).
   constexpr bool kRuntimeOp = std::is_same<Epi, WrRuntimeEpi>::value;
   const bool has_op = Epi::kColOperand && (!kRuntimeOp || epi.col_operand() != nullptr);
   const int op_bytes = has_op ? 2 * min(kWrBN, N - n0) : 0;  // N % 8 == 0: 16 | bytes
@@ -151,7 +163,7 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   // first form kept each warp's 16 rows in registers and ran the functor and 16 4-byte stores
   // straight-line (~375 more SASS instructions with bias+GELU, fetched once at the end of the
   // kernel, nothing left to hide it): the fused tile took ~1 us (5%) over the plain one at
-  // 17..64 rows (docs/perf-log.md, HGEMM v24).
+  // 17..64 rows (docs/perf-log.md, HGEMM old v24).
   if (wg == 1) {
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
@@ -267,7 +279,7 @@ int launch_wgmma_rows_as(const CUtensorMap &am, const CUtensorMap &bm, half *C, 
   return rl_launch_status();
 }
 
-// v24's few-row launch; *launched false (nothing run) when no split suits the shape or a tensor
+// The few-row launch; *launched false (nothing run) when no split suits the shape or a tensor
 // map cannot be made. The caller has checked M, vec16_ok and wgmma_capable.
 template <class Epi>
 int launch_wgmma_rows(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
@@ -289,8 +301,33 @@ int launch_wgmma_rows(const half *A, const half *B, half *C, int M, int N, int K
 
 }  // namespace rlg
 
-// HGEMM / GEMM+GELU v25: the tile above with WrRuntimeEpi{epi.bias, epi.gelu} (gelu: -1 none,
-// 0 tanh, 1 erf in the fast forms), instantiated once in hgemm.cu for both families; as
+// The tile above with WrRuntimeEpi{epi.bias, epi.gelu} (gelu: -1 none, 0 tanh, 1 erf in the
+// fast forms), instantiated once, in wgmma_rows_shared.cu, for both families; as
 // launch_wgmma_rows otherwise. Returns 0 or a cudaError_t.
 int rl_wgmma_rows_launch(const half *A, const half *B, half *C, int M, int N, int K, SlabEpi epi,
                          cudaStream_t stream, bool *launched);
+
+namespace rlg {
+
+// The few-row tile where it suits the shape; *launched false: it did not apply.
+template <class Epi>
+int try_wgmma_few_rows(const half *A, const half *B, half *C, int M, int N, int K,
+                       const Epi &epi, cudaStream_t stream, bool *launched) {
+  *launched = false;
+  if (M <= kWrMinRows || M > kWrMaxRows || !vec16_ok(A, B, C, N, K, epi) || !wgmma_capable())
+    return 0;
+  if constexpr (HasRuntimeForm<Epi>::value)
+    return rl_wgmma_rows_launch(A, B, C, M, N, K, epi.slab_epi(), stream, launched);
+  else  // a functor without a run-time form: the tile built for it
+    return launch_wgmma_rows(A, B, C, M, N, K, epi, stream, launched);
+}
+
+template <class Epi>
+int launch_wgmma_few_rows(const half *A, const half *B, half *C, int M, int N, int K,
+                          const Epi &epi, cudaStream_t stream) {
+  return path_or(
+      [&](bool *done) { return try_wgmma_few_rows(A, B, C, M, N, K, epi, stream, done); },
+      [&] { return launch_wgmma_mid_m(A, B, C, M, N, K, epi, stream); });
+}
+
+}  // namespace rlg

@@ -1,9 +1,15 @@
-// HGEMM v22's mid-M kernel: Hopper's warpgroup MMA (wgmma) on a 128x64 output tile over all
-// of K, fed by TMA through an 8-stage ring. Not WMMA: v22 runs it only at 65..512 rows where
-// v21 would split K over a cluster to fill the GPU (hgemm_dispatch.cuh), the shapes where the
-// WMMA loops' fragment traffic through registers keeps them at ~2/3 of the WMMA ceiling and
-// the split's reduction costs more (docs/perf-log.md, HGEMM, nineteenth and twentieth
-// sessions). The large squares stay WMMA.
+// HGEMM v9 "wgmma_mid_m": v8, with 65..512 rows on a wgmma tile where v8 would split K over a
+// cluster to fill the GPU: Hopper's warpgroup MMA on a 128x64 output tile over all of K, fed by
+// TMA through an 8-stage ring. Not WMMA. At these shapes the WMMA loops' fragment traffic
+// through registers keeps them at ~2/3 of the WMMA ceiling and the split's reduction costs
+// more (docs/perf-log.md, HGEMM, nineteenth and twentieth sessions: cuBLAS runs this kind of
+// tile there). The large squares stay WMMA, and so does M <= 64, where half of the tile's 128
+// rows would be empty (64x8192x8192: 65.5 us on the tile against 51.7 on v8's kernels).
+//
+// Measured on the H200 (docs/perf-log.md, HGEMM old v22, WG1: interleaved, one launch, µs,
+// v8's kernels -> this tile): 256 x 4096² 34.9 -> 25.3 (cuBLAS 24.8 in the same group), 128
+// rows 29.0 -> 25.2, 192 rows 34.4 -> 32.0, 512 rows 53.6 -> 46.5, 256x4096x8192 59.4 -> 44.6;
+// report Z's decode sweep: 128 x 8192² 66.4 -> 42.9 (cuBLAS 43.7).
 //
 // Layout: warpgroup 0 is the producer (its thread 0 issues the TMA copies); warpgroups 1 and 2
 // each own 64 rows of the tile and run m64n64k16 wgmmas with both operands read from shared
@@ -13,14 +19,13 @@
 // zero-filled by TMA and guarded at the store; the host requires N % 8 == 0, K % 8 == 0 and
 // 16-byte aligned bases (the tensor maps' strides and addresses).
 #pragma once
-#include "hgemm_tile.cuh"
-#include "tma.cuh"
-#include "tma_host.cuh"
+#include "gemm/hgemm_08_gemv_slabs.cuh"
+#include "gemm/wgmma.cuh"
 
 namespace rlg {
 
-constexpr int kWgBM = 128, kWgBN = 64, kWgBK = 64, kWgStages = 8;
-// v22 runs the tile at 64 < M <= 512 only (the mid-M shapes; see launch_v14_on).
+constexpr int kWgBM = 128, kWgBN = 64, kWgBK = kWgmmaKTile, kWgStages = 8;
+// The tile runs at 64 < M <= 512 only (the mid-M shapes).
 constexpr int kWgMinRows = 64, kWgMaxRows = 512;
 constexpr int kWgThreads = 384;                 // producer warpgroup + 2 consumer warpgroups
 constexpr int kWgConsumerWarps = 8;             // each releases a stage once its wgmmas are done
@@ -29,56 +34,6 @@ constexpr int kWgBBytes = kWgBK * kWgBN * 2;    // 8 KB: 64 k-rows of 128 bytes
 constexpr int kWgStageBytes = kWgABytes + kWgBBytes;
 constexpr int kWgSmem = kWgStages * kWgStageBytes + 1024;  // + slack to align to 1024 bytes
 
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// A shared-memory matrix descriptor of a 128-byte-swizzled operand: start address, leading
-// and stride byte offsets (16-byte units), layout type 1 (128B swizzle) in bits 62-63.
-__device__ __forceinline__ unsigned long long wg_desc(const void *p, unsigned lbo, unsigned sbo) {
-  const unsigned long long a = smem_addr(p);
-  return ((a & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((lbo >> 4) & 0x3FFF) << 16) |
-         (static_cast<unsigned long long>((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
-}
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wg_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void wg_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
-}
-// Keeps the compiler from touching the accumulators across a wgmma wait.
-__device__ __forceinline__ void wg_hold(float (&d)[32]) {
-#pragma unroll
-  for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-// d += A (64 x 16, K-major) . B (16 x 64, N-major: trans-b 1), fp32 accumulate.
-__device__ __forceinline__ void wgmma_64x64x16(float (&d)[32], unsigned long long da,
-                                               unsigned long long db) {
-  asm volatile(
-      "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
-      " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
-      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, "
-      "1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
-        "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(da), "l"(db)
-      : "memory");
-}
-static_assert(kWgBK == 64, "wgmma_ktile_64x64 takes k-tiles of 64");
-// One k-tile of 64 on 64 rows: four k-steps (32 bytes along A's 128-byte-swizzled rows, 16
-// rows of B's) issued as one committed wgmma group.
-__device__ __forceinline__ void wgmma_ktile_64x64(float (&d)[32], const unsigned char *a,
-                                                  const unsigned char *b) {
-  wg_fence();
-#pragma unroll
-  for (int kk = 0; kk < 4; ++kk)
-    wgmma_64x64x16(d, wg_desc(a + kk * 32, 16, 1024), wg_desc(b + kk * 2048, 1024, 1024));
-  wg_commit();
-}
-#endif
 
 // Block b computes the tile (b % m_tiles, b / m_tiles): the M-tiles that share a B column
 // block run side by side, so B is read from HBM once and from L2 by the others.
@@ -172,16 +127,6 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 #endif
 }
 
-// Whether this build carries the kernel's sm_90a code (build.rs defines RL_SM90A when the
-// target list has 90a) and the device and driver can run it.
-inline bool wgmma_capable() {
-#if defined(RL_SM90A)
-  return device_is_sm90() && rl_tma::tensor_map_encoder() != nullptr;
-#else
-  return false;
-#endif
-}
-
 // The wgmma tile's launch; *launched false (and nothing run) when a tensor map cannot be made.
 // The caller has checked vec16_ok and wgmma_capable.
 template <class Epi>
@@ -200,6 +145,24 @@ int launch_wgmma(const half *A, const half *B, half *C, int M, int N, int K, con
   *launched = true;
   kernel<<<static_cast<unsigned>(blocks), kWgThreads, kWgSmem, stream>>>(am, bm, C, M, N, K, epi);
   return rl_launch_status();
+}
+
+// The wgmma tile where v8 would split K at mid M; *launched false: it did not apply.
+template <class Epi>
+int try_wgmma_mid_m(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+                    cudaStream_t stream, bool *launched) {
+  *launched = false;
+  if (M <= kWgMinRows || M > kWgMaxRows || !vec16_ok(A, B, C, N, K, epi) || !wgmma_capable() ||
+      choose_split<Epi>(M, N, K) == SplitChoice::kNone)
+    return 0;
+  return launch_wgmma(A, B, C, M, N, K, epi, stream, launched);
+}
+
+template <class Epi>
+int launch_wgmma_mid_m(const half *A, const half *B, half *C, int M, int N, int K,
+                       const Epi &epi, cudaStream_t stream) {
+  return path_or([&](bool *done) { return try_wgmma_mid_m(A, B, C, M, N, K, epi, stream, done); },
+                 [&] { return launch_gemv_slabs(A, B, C, M, N, K, epi, stream); });
 }
 
 }  // namespace rlg
