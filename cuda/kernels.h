@@ -76,19 +76,8 @@ int rl_gemv(int variant, const void *x, const void *W, void *y, void *workspace,
 int rl_gemv_variant_count(void);
 const char *rl_gemv_variant_name(int variant);
 
-/* ---- elementwise (elementwise.cu) ---- */
-/* y = relu(x) / gelu(x) over n fp16 elements; any n >= 1 (tails handled); x may equal y. */
-int rl_relu(int variant, const void *x, void *y, size_t n, void *stream);
-int rl_gelu(int variant, const void *x, void *y, size_t n, int gelu_kind, void *stream);
-int rl_elementwise_variant_count(void);
-const char *rl_elementwise_variant_name(int variant);
-
-/* ---- LayerNorm forward over rows (layernorm.cu) ---- */
-/* y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * gamma + beta; fp16 in/out, fp32 statistics. */
-int rl_layernorm(int variant, const void *x, const void *gamma, const void *beta, void *y,
-                 int rows, int hidden, float eps, void *stream);
-int rl_layernorm_variant_count(void);
-const char *rl_layernorm_variant_name(int variant);
+/* ReLU / GELU: cuda/elementwise/elementwise.h. */
+/* LayerNorm: cuda/layernorm/layernorm.h. */
 
 #ifdef __cplusplus
 }

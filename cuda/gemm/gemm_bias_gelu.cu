@@ -7,7 +7,7 @@
 // the store (the paths by shape: hgemm.cu), the lean loop in its fused form.
 #include "gemm/gemm.h"
 #include "gemm/gemm_bias_gelu_4_lean_loop.cuh"
-#include "gemm/variant_table.cuh"
+#include "variant_table.cuh"
 
 namespace {
 
@@ -38,7 +38,7 @@ constexpr Variant kVariants[] = {
      "best: v3 on HGEMM v11's lean loop, its last k-step's stage offset opaque to the compiler",
      11, rlg::launch_bias_gelu_lean_loop<0>, rlg::launch_bias_gelu_lean_loop<1>},
 };
-static_assert(rlg::ids_in_order(kVariants), "variant ids run 1..N in order");
+static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
 }  // namespace
 
@@ -46,7 +46,7 @@ extern "C" int rl_gemm_bias_gelu(int variant, const void *A, const void *B, cons
                                  void *C, int M, int N, int K, int gelu_kind, void *stream) {
   RL_REQUIRE(bias != nullptr);
   RL_REQUIRE(gelu_kind == 0 || gelu_kind == 1);
-  const Variant *v = rlg::find_variant(kVariants, variant);
+  const Variant *v = rl_table::find(kVariants, variant);
   RL_REQUIRE(v != nullptr);
   RL_REQUIRE(rlg::gemm_args_ok(A, B, C, M, N, K));
   const Launch launch = gelu_kind == 0 ? v->tanh : v->erf;
@@ -56,18 +56,18 @@ extern "C" int rl_gemm_bias_gelu(int variant, const void *A, const void *B, cons
 }
 
 extern "C" int rl_gemm_bias_gelu_variant_count(void) {
-  return sizeof(kVariants) / sizeof(kVariants[0]);
+  return rl_table::count(kVariants);
 }
 
 extern "C" const char *rl_gemm_bias_gelu_variant_name(int variant) {
-  return rlg::variant_name(kVariants, variant);
+  return rl_table::name(kVariants, variant);
 }
 
 extern "C" const char *rl_gemm_bias_gelu_variant_summary(int variant) {
-  return rlg::variant_summary(kVariants, variant);
+  return rl_table::summary(kVariants, variant);
 }
 
 extern "C" int rl_gemm_bias_gelu_plain_variant(int variant) {
-  const Variant *v = rlg::find_variant(kVariants, variant);
+  const Variant *v = rl_table::find(kVariants, variant);
   return v != nullptr ? v->plain_twin : 0;
 }

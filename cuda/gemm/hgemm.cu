@@ -14,7 +14,7 @@
 //                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
 #include "gemm/gemm.h"
 #include "gemm/hgemm_11_lean_loop.cuh"
-#include "gemm/variant_table.cuh"
+#include "variant_table.cuh"
 
 namespace {
 
@@ -72,25 +72,25 @@ constexpr Variant kVariants[] = {
      "bounds predicates)",
      plain<rlg::launch_lean_loop<rlg::kLoopLean, EpiIdentity>>},
 };
-static_assert(rlg::ids_in_order(kVariants), "variant ids run 1..N in order");
+static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
 }  // namespace
 
 extern "C" int rl_hgemm(int variant, const void *A, const void *B, void *C, int M, int N, int K,
                         void *stream) {
-  const Variant *v = rlg::find_variant(kVariants, variant);
+  const Variant *v = rl_table::find(kVariants, variant);
   RL_REQUIRE(v != nullptr);
   RL_REQUIRE(rlg::gemm_args_ok(A, B, C, M, N, K));
   return v->launch(static_cast<const half *>(A), static_cast<const half *>(B),
                    static_cast<half *>(C), M, N, K, rl_stream(stream));
 }
 
-extern "C" int rl_hgemm_variant_count(void) { return sizeof(kVariants) / sizeof(kVariants[0]); }
+extern "C" int rl_hgemm_variant_count(void) { return rl_table::count(kVariants); }
 
 extern "C" const char *rl_hgemm_variant_name(int variant) {
-  return rlg::variant_name(kVariants, variant);
+  return rl_table::name(kVariants, variant);
 }
 
 extern "C" const char *rl_hgemm_variant_summary(int variant) {
-  return rlg::variant_summary(kVariants, variant);
+  return rl_table::summary(kVariants, variant);
 }

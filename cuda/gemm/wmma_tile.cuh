@@ -136,6 +136,11 @@ __device__ __forceinline__ void zero(FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN]) {
 // ---------------------------------------------------------------------------------------
 // Host side.
 
+// The arguments every GEMM launcher checks before anything is launched.
+inline bool gemm_args_ok(const void *A, const void *B, const void *C, int M, int N, int K) {
+  return A != nullptr && B != nullptr && C != nullptr && M >= 1 && N >= 1 && K >= 1;
+}
+
 template <class Cfg>
 long long tile_count(int M, int N) {
   return rl_ceil_div(M, Cfg::BM) * rl_ceil_div(N, Cfg::BN);

@@ -441,6 +441,23 @@ mod tests {
     }
 
     #[test]
+    fn every_fused_variant_runs_an_hgemm_variants_kernels() {
+        let plain: Vec<u32> = crate::kernels::gemm::variants()
+            .iter()
+            .map(|(v, _)| *v)
+            .collect();
+        for (v, _) in super::variants() {
+            // SAFETY: takes and returns an int.
+            let twin = unsafe { ffi::rl_gemm_bias_gelu_plain_variant(v as i32) };
+            assert!(plain.contains(&(twin as u32)), "v{v}: twin {twin}");
+        }
+        assert_eq!(
+            super::plain_variant(super::BEST),
+            crate::kernels::gemm::BEST
+        );
+    }
+
+    #[test]
     fn fused_erf_form_has_gelus_limits() {
         assert_eq!(fast_erf_gelu(0.0), 0.0);
         for x in [30.0f32, 1e3, 6e4] {
