@@ -42,20 +42,7 @@ int rl_fill_uniform_bf16(void *p, size_t n, unsigned long long seed, float lo, f
 /* p[i] = bits (e.g. a NaN pattern to poison an output before a run). */
 int rl_fill_bits_u16(void *p, size_t n, unsigned short bits, void *stream);
 
-/* ---- memory and peak kernels for the measured ceilings (copy.cu, peak.cu) ---- */
-/* dst = src, 16-byte vectorized grid-stride copy with a scalar tail. */
-int rl_copy(int variant, const void *src, void *dst, size_t bytes, void *stream);
-int rl_copy_variant_count(void);
-const char *rl_copy_variant_name(int variant);
-/* Reads `bytes` once and writes one float per block into sink (sized by rl_read_sink_floats). */
-int rl_read(const void *src, size_t bytes, float *sink, void *stream);
-size_t rl_read_sink_floats(void);
-/* Every block reads all `bytes` of src `passes` times (an L2-resident working set; bytes a
- * multiple of 16 KiB); the total read is returned through *bytes_read. */
-int rl_read_repeat(const void *src, size_t bytes, int passes, float *sink, double *bytes_read,
-                   void *stream);
-/* Does nothing: the launch-latency floor. */
-int rl_empty(void *stream);
+/* ---- peak kernels for the measured ceilings (peak.cu; copy and reads: cuda/copy/) ---- */
 /* Register-only peak loops. Each writes one value per thread of its last block into sink
  * (so the compiler keeps the work); returns the FLOPs it performs through *flops. */
 int rl_peak_ffma(float *sink, int iters, double *flops, void *stream);
@@ -65,17 +52,7 @@ size_t rl_peak_sink_floats(void);
 
 /* HGEMM and GEMM + bias + GELU: cuda/gemm/gemm.h. */
 
-/* ---- GEMV / small-M GEMM for decode (gemv.cu) ---- */
-/* y[M x N] = x[M x K] . W[K x N], fp16 in/out, fp32 accumulation, any M, N, K >= 1.
- * Some variants need device scratch: rl_gemv_workspace_bytes() says how much (0 = none).
- * The caller zeroes it once after allocating it; every launch leaves it zeroed again, so
- * back-to-back launches and graph replays may share it (launches on one stream only). */
-size_t rl_gemv_workspace_bytes(int variant, int M, int N, int K);
-int rl_gemv(int variant, const void *x, const void *W, void *y, void *workspace, int M, int N,
-            int K, void *stream);
-int rl_gemv_variant_count(void);
-const char *rl_gemv_variant_name(int variant);
-
+/* GEMV: cuda/gemv/gemv.h. */
 /* ReLU / GELU: cuda/elementwise/elementwise.h. */
 /* LayerNorm: cuda/layernorm/layernorm.h. */
 

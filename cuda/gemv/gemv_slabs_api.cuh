@@ -41,18 +41,6 @@ struct SlabEpi {
 
 constexpr SlabEpi kSlabNoEpi = {nullptr, -1};
 
-// A SlabEpi whose bias was staged: columns n0 .. n0 + 63 read from bias_s[col - n0] when
-// bias_s is set, else from global memory as SlabEpi does.
-struct SlabEpiAt {
-  SlabEpi epi;
-  const __half *bias_s;
-  int n0;
-  __device__ __forceinline__ float operator()(float v, int col) const {
-    if (bias_s != nullptr) return epi.act(v + __half2float(bias_s[col - n0]));
-    return epi(v, col);
-  }
-};
-
 // The register slabs at M <= 16 (N % 8 == 0, 16-byte aligned W, a slab grid of half to one
 // wave): one row on the one-row slab, 2..8 rows in GEMV v14's loop order where K % 16 == 0 and
 // x is 8-byte aligned, else W as the MMA's A operand; 16-row groups above; the (1, 2) clusters

@@ -1,9 +1,9 @@
 // The host side of GEMV's TMA slabs: the tensor maps (cached) and their launch.
-// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
 // whose kernels and helpers it builds on.
 namespace {
 
-// ---- TMA slabs (GEMV v12, HGEMM v16): the launch (tensor maps: tma_host.cuh).
+// ---- TMA slabs (GEMV v12, HGEMM v8): the launch (tensor maps: tma_host.cuh).
 // Whether the TMA slabs can run: compute capability 9.x (their SASS is sm_90a; elsewhere the
 // compute_80 PTX would JIT the trapping stub) and a driver with the tensor-map encoder.
 bool tma_capable() {
@@ -50,7 +50,7 @@ int tma_max_clusters() {
 
 // The TMA slab launch for `rows` = M <= 64 rows of x when it applies (a slab grid of half to
 // one wave, with a (1, 2) cluster below that); *launched says whether it did. stageb: the
-// kernel that stages the bias in shared memory (HGEMM v19; with push only).
+// kernel that stages the bias in shared memory (the fused family's staged bias; with push only).
 template <int R>
 int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
                long long max_work, int push, bool stageb, cudaStream_t s, bool *launched) {

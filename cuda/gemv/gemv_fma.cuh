@@ -1,6 +1,6 @@
 // GEMV v1 (a thread per output), the scalar-column fallback, the helpers v2..v6 share (W loads
 // that skip L1, K splits, the split-K finish) and the FMA path (v2, v3).
-// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
 // whose kernels and helpers it builds on.
 namespace {
 

@@ -1,11 +1,23 @@
-// GEMV's TMA slabs (v12 at 9..16 rows; the HGEMM's v16 at 9..64): W and x through a ring of
+// GEMV's TMA slabs (v12 at 9..16 rows; HGEMM v8 at 9..64): W and x through a ring of
 // shared memory filled by cp.async.bulk.tensor.
-// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
 // whose kernels and helpers it builds on.
+// A SlabEpi whose bias was staged: columns n0 .. n0 + 63 read from bias_s[col - n0] when
+// bias_s is set, else from global memory as SlabEpi does.
+struct SlabEpiAt {
+  SlabEpi epi;
+  const __half *bias_s;
+  int n0;
+  __device__ __forceinline__ float operator()(float v, int col) const {
+    if (bias_s != nullptr) return epi.act(v + __half2float(bias_s[col - n0]));
+    return epi(v, col);
+  }
+};
+
 namespace {
 
 // ---------------------------------------------------------------- TMA slabs: up to 64 rows
-// (Used at 9..64 rows: GEMV v12 for 9..16, HGEMM v16 for 9..64; see the host side.)
+// (Used at 9..64 rows: GEMV v12 for 9..16, HGEMM v8 for 9..64; see the host side.)
 // The slab of v10 with W and x brought into shared memory by the Tensor Memory Accelerator
 // (cp.async.bulk.tensor.2d, 128-byte swizzle), so that the bytes in flight sit in a ring of
 // shared memory instead of registers: v10's register ring is held back by ptxas's single
@@ -27,7 +39,7 @@ namespace {
 //   (the tensor maps' 16-byte strides) and 16-byte aligned x and W runs unguarded.
 // - CLUSTER: the two CTAs of a (1, 2) cluster take the two halves of the stages and reduce
 //   over DSMEM, as v10's slabs.
-// - STAGEB (HGEMM v19, the fused family): thread 0 also copies the bias of the slab's 64
+// - STAGEB (the fused family's staged bias): thread 0 also copies the bias of the slab's 64
 //   columns into shared memory (one bulk copy on its own mbarrier, after the first stages),
 //   so that the store after the last sum reads it there. Otherwise the store loads it from
 //   global memory, where the L2 prefetch at the start (`SlabEpi::prefetch`, a hint) may not

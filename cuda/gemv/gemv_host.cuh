@@ -1,5 +1,5 @@
 // GEMV's host side: occupancy and cluster queries, the variants' launch plans and launches.
-// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
 // whose kernels and helpers it builds on.
 namespace {
 
@@ -366,10 +366,10 @@ bool launch_n32(SlabPlan plan, const __half *x, const __half *W, __half *y, int 
 
 // One v8 launch of `plan` (not kSlabNone) for `rows` <= 16 rows; wa: v9's W-as-A kernel for
 // 2..8 rows; lean: 10 or 11 for v10's or v11's kernels where they apply, else 0; push: the
-// clusters push their partial sums (GEMV v13, HGEMM v17; slab_store_tile). epi: applied to
+// clusters push their partial sums (GEMV v13; slab_store_tile). epi: applied to
 // every result at the store (kSlabNoEpi for the GEMV itself). top: v11's 2..8-row kernel in
 // the one-row slab's loop order (1, GEMV v14), over units of two groups (2, GEMV v16). push 2
-// (GEMV v15, HGEMM v21): the one-row slab and v11's kernels exchange their sums by st.async
+// (GEMV v15, HGEMM v8's form): the one-row slab and v11's kernels exchange their sums by st.async
 // (slab_store_tile); v9's keep push 1. The one-row slab in a cluster with 16-byte x also
 // stages x first (XFAST).
 cudaError_t launch_slab(SlabPlan plan, const __half *x, const __half *W, __half *y, int rows,

@@ -1,6 +1,6 @@
 // GEMV's tensor-core path (v4, v5: mma.sync on W fragments, split-K through the workspace or a
 // cluster) and v6's per-lane cp.async ring.
-// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
 // whose kernels and helpers it builds on.
 namespace {
 

@@ -1,5 +1,5 @@
 // GEMV's 32-column slabs (v18, v19): 2..16 rows over all of K, no cluster.
-// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
 // whose kernels and helpers it builds on.
 namespace {
 

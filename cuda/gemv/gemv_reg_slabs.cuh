@@ -1,6 +1,6 @@
 // GEMV's register slabs (v8..v11, and the loops of v13..v17): a 512-thread block streams all of K
 // (or half of it in a (1, 2) cluster) for 64 columns, W in registers.
-// A part of cuda/gemv.cu, which includes it after its shared constants and the parts before it,
+// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
 // whose kernels and helpers it builds on.
 namespace {
 
@@ -173,7 +173,7 @@ __host__ __device__ constexpr int slab1_split_begin(int K, int S, int rank) {
 }
 inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
 
-// XFAST (GEMV v15 / HGEMM v21 in a cluster, 16-byte x only): the staging of x issues its
+// XFAST (GEMV v15 / HGEMM v8 in a cluster, 16-byte x only): the staging of x issues its
 // first loads before W's (behind W's they queue after ~4 MB of requests chip-wide, and the
 // barrier that publishes x holds every refill of W until they land), and a lane past N loads
 // column N - 8 instead of a guarded zero (its sums are never stored). x first alone measured

@@ -30,7 +30,7 @@
 //       a 4-stage ring of shared memory through cp.async.bulk.tensor, so the bytes in flight
 //       no longer depend on registers and scoreboards (2..8 rows keep v11's W-as-A groups,
 //       half the MMAs, 1-3% faster there). The same kernel, with up to 4 m-tiles of 16 rows,
-//       is the HGEMM's v16 for 9..64 rows.
+//       is the HGEMM's (v8) for 9..64 rows.
 //  v13: v12 with the clusters pushing their partial sums into the peer's shared memory.
 //  v14: v13 with 2..8 rows in the one-row slab's loop order (two groups in flight).
 //  v15: v14 with the sums sent by st.async onto the peer's mbarrier; one row stages x first.
@@ -55,6 +55,7 @@
 #include <climits>
 
 #include "common.cuh"
+#include "gemv/gemv.h"
 #include "gemv/gemv_slabs_api.cuh"
 #include "tma.cuh"
 #include "tma_host.cuh"
@@ -80,13 +81,13 @@ constexpr int kMmaUnroll = MB == 16 ? 3 : 4;  // groups of 16 rows per loop step
 }  // namespace
 
 // The kernels by variant family, then their host side, in the order they build on each other.
-#include "gemv_fma.cuh"
-#include "gemv_mma.cuh"
-#include "gemv_reg_slabs.cuh"
-#include "gemv_n32.cuh"
-#include "gemv_tma_slab.cuh"
-#include "gemv_host.cuh"
-#include "gemv_tma_host.cuh"
+#include "gemv/gemv_fma.cuh"
+#include "gemv/gemv_mma.cuh"
+#include "gemv/gemv_reg_slabs.cuh"
+#include "gemv/gemv_n32.cuh"
+#include "gemv/gemv_tma_slab.cuh"
+#include "gemv/gemv_host.cuh"
+#include "gemv/gemv_tma_host.cuh"
 
 int rl_gemv_slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K,
                        SlabEpi epi, cudaStream_t stream, bool *launched) {
