@@ -1,4 +1,6 @@
-/* The one C interface between the CUDA kernels and Rust. bindgen reads this file.
+/* The C interface's conventions, and the launchers of the runtime helpers, the buffer fills and
+ * the peak loops; each kernel family declares its own in cuda/<family>/<family>.h. bindgen reads
+ * this file and those.
  *
  * Conventions (every launcher follows them):
  *  - Device pointers are passed as void*; fp16 data is IEEE binary16 (Rust half::f16).
@@ -9,7 +11,8 @@
  *    arguments give cudaErrorInvalidValue (1) before anything is launched, and a failed
  *    launch gives what cudaGetLastError() reported right after it.
  *  - `variant` numbers start at 1 (v1 is the plainest); *_variant_count() tells how many
- *    exist and *_variant_name() describes one (NULL when out of range).
+ *    exist and *_variant_name() describes one (NULL when out of range); families with a
+ *    variant table (cuda/variant_table.cuh) also give *_variant_summary().
  */
 #ifndef ROOFLINE_LAB_KERNELS_H
 #define ROOFLINE_LAB_KERNELS_H
@@ -50,11 +53,9 @@ int rl_peak_hfma2(float *sink, int iters, double *flops, void *stream);
 int rl_peak_wmma(float *sink, int iters, double *flops, void *stream);
 size_t rl_peak_sink_floats(void);
 
-/* HGEMM and GEMM + bias + GELU: cuda/gemm/gemm.h. */
-
-/* GEMV: cuda/gemv/gemv.h. */
-/* ReLU / GELU: cuda/elementwise/elementwise.h. */
-/* LayerNorm: cuda/layernorm/layernorm.h. */
+/* The families: cuda/copy/copy.h (copy and the read kernels of the ceilings), cuda/gemm/gemm.h
+ * (HGEMM, GEMM + bias + GELU), cuda/gemv/gemv.h, cuda/elementwise/elementwise.h (ReLU, GELU),
+ * cuda/layernorm/layernorm.h, cuda/add_rmsnorm/add_rmsnorm.h. */
 
 #ifdef __cplusplus
 }
