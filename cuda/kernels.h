@@ -1,4 +1,6 @@
-/* The one C interface between the CUDA kernels and Rust. bindgen reads this file.
+/* The C interface's conventions, and the launchers of the runtime helpers, the buffer fills and
+ * the peak loops; each kernel family declares its own in cuda/<family>/<family>.h. bindgen reads
+ * this file and those.
  *
  * Conventions (every launcher follows them):
  *  - Device pointers are passed as void*; fp16 data is IEEE binary16 (Rust half::f16).
@@ -9,7 +11,8 @@
  *    arguments give cudaErrorInvalidValue (1) before anything is launched, and a failed
  *    launch gives what cudaGetLastError() reported right after it.
  *  - `variant` numbers start at 1 (v1 is the plainest); *_variant_count() tells how many
- *    exist and *_variant_name() describes one (NULL when out of range).
+ *    exist and *_variant_name() describes one (NULL when out of range); families with a
+ *    variant table (cuda/variant_table.cuh) also give *_variant_summary().
  */
 #ifndef ROOFLINE_LAB_KERNELS_H
 #define ROOFLINE_LAB_KERNELS_H
@@ -51,20 +54,7 @@ int rl_fill_uniform_bf16(void *p, size_t n, unsigned long long seed, float lo, f
 /* p[i] = bits (e.g. a NaN pattern to poison an output before a run). */
 int rl_fill_bits_u16(void *p, size_t n, unsigned short bits, void *stream);
 
-/* ---- memory and peak kernels for the measured ceilings (copy.cu, peak.cu) ---- */
-/* dst = src, 16-byte vectorized grid-stride copy with a scalar tail. */
-int rl_copy(int variant, const void *src, void *dst, size_t bytes, void *stream);
-int rl_copy_variant_count(void);
-const char *rl_copy_variant_name(int variant);
-/* Reads `bytes` once and writes one float per block into sink (sized by rl_read_sink_floats). */
-int rl_read(const void *src, size_t bytes, float *sink, void *stream);
-size_t rl_read_sink_floats(void);
-/* Every block reads all `bytes` of src `passes` times (an L2-resident working set; bytes a
- * multiple of 16 KiB); the total read is returned through *bytes_read. */
-int rl_read_repeat(const void *src, size_t bytes, int passes, float *sink, double *bytes_read,
-                   void *stream);
-/* Does nothing: the launch-latency floor. */
-int rl_empty(void *stream);
+/* ---- peak kernels for the measured ceilings (peak.cu; copy and reads: cuda/copy/) ---- */
 /* Register-only peak loops. Each writes one value per thread of its last block into sink
  * (so the compiler keeps the work); returns the FLOPs it performs through *flops. */
 int rl_peak_ffma(float *sink, int iters, double *flops, void *stream);
@@ -72,51 +62,9 @@ int rl_peak_hfma2(float *sink, int iters, double *flops, void *stream);
 int rl_peak_wmma(float *sink, int iters, double *flops, void *stream);
 size_t rl_peak_sink_floats(void);
 
-/* ---- HGEMM on Tensor Cores through WMMA (hgemm.cu) ---- */
-/* C[M x N] = A[M x K] . B[K x N]; fp16 in/out, fp32 accumulation; any M, N, K >= 1. */
-int rl_hgemm(int variant, const void *A, const void *B, void *C, int M, int N, int K,
-             void *stream);
-int rl_hgemm_variant_count(void);
-const char *rl_hgemm_variant_name(int variant);
-
-/* ---- GEMM + bias + GELU (gemm_gelu.cu) ---- */
-/* gelu_kind: 0 = tanh approximation, 1 = erf (exact). */
-/* Fused: C = gelu(A . B + bias[N]) with bias and GELU applied in registers before the store. */
-int rl_gemm_bias_gelu(int variant, const void *A, const void *B, const void *bias, void *C,
-                      int M, int N, int K, int gelu_kind, void *stream);
-int rl_gemm_bias_gelu_variant_count(void);
-const char *rl_gemm_bias_gelu_variant_name(int variant);
-/* The unfused epilogue as its own kernel: Y[M x N] = gelu(X + bias[N]); X may equal Y. */
-int rl_bias_gelu(const void *X, const void *bias, void *Y, int M, int N, int gelu_kind,
-                 void *stream);
-/* The fused epilogue's erf-form GELU (GEMM+GELU v20) evaluated on the host with an exact exp2:
- * the same polynomial the kernels use, for the CPU test of its accuracy. */
-float rl_gelu_erf_fast_host(float x);
-
-/* ---- GEMV / small-M GEMM for decode (gemv.cu) ---- */
-/* y[M x N] = x[M x K] . W[K x N], fp16 in/out, fp32 accumulation, any M, N, K >= 1.
- * Some variants need device scratch: rl_gemv_workspace_bytes() says how much (0 = none).
- * The caller zeroes it once after allocating it; every launch leaves it zeroed again, so
- * back-to-back launches and graph replays may share it (launches on one stream only). */
-size_t rl_gemv_workspace_bytes(int variant, int M, int N, int K);
-int rl_gemv(int variant, const void *x, const void *W, void *y, void *workspace, int M, int N,
-            int K, void *stream);
-int rl_gemv_variant_count(void);
-const char *rl_gemv_variant_name(int variant);
-
-/* ---- elementwise (elementwise.cu) ---- */
-/* y = relu(x) / gelu(x) over n fp16 elements; any n >= 1 (tails handled); x may equal y. */
-int rl_relu(int variant, const void *x, void *y, size_t n, void *stream);
-int rl_gelu(int variant, const void *x, void *y, size_t n, int gelu_kind, void *stream);
-int rl_elementwise_variant_count(void);
-const char *rl_elementwise_variant_name(int variant);
-
-/* ---- LayerNorm forward over rows (layernorm.cu) ---- */
-/* y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * gamma + beta; fp16 in/out, fp32 statistics. */
-int rl_layernorm(int variant, const void *x, const void *gamma, const void *beta, void *y,
-                 int rows, int hidden, float eps, void *stream);
-int rl_layernorm_variant_count(void);
-const char *rl_layernorm_variant_name(int variant);
+/* The families: cuda/copy/copy.h (copy and the read kernels of the ceilings), cuda/gemm/gemm.h
+ * (HGEMM, GEMM + bias + GELU), cuda/gemv/gemv.h, cuda/elementwise/elementwise.h (ReLU, GELU),
+ * cuda/layernorm/layernorm.h, cuda/add_rmsnorm/add_rmsnorm.h. */
 
 #ifdef __cplusplus
 }

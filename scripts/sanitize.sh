@@ -87,60 +87,72 @@ RUNS=(
   "bench gelu --variant all --elems 4099 --gelu erf"
   "bench gemm_bias_gelu --impl fused,unfused --variant all --m 33 --n 17 --k 40 --gelu erf"
   "bench layernorm --variant 4 --rows 5 --hidden 2056"
+  "bench layernorm --variant 6 --rows 5 --hidden 2056"
+  # The GEMM family's paths that open only at larger shapes (variant numbers of cuda/gemm/; the
+  # fused family's v1..v4 run HGEMM v8..v11's kernels with their epilogue).
+  # HGEMM v6's 256x128 tile (one per SM: a 2000x1928 output), plain; fused v1 parks it whole
+  # (rolled loop, both forms), v3 in 4 row parts (tanh; the edge tiles whole)
+  "bench hgemm --impl ours --variant 6 --m 2000 --n 1928 --k 72"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 2000 --n 1928 --k 72"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 2000 --n 1928 --k 72 --gelu erf"
+  "bench gemm_bias_gelu --impl fused,unfused --variant 3 --m 2000 --n 1928 --k 72"
+  # the generic tiled path of the fused epilogue (N odd), erf form
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 129 --n 263 --k 72 --gelu erf"
+  # HGEMM v7's cluster split-K: the 128x128 tile of 4 warps split 2 (256x2048x2048) and of 8
+  # warps split 2 (64 tiles, every dimension off the tile), plain and fused (v1: the bias
+  # staged by cp.async before the prologue; erf too)
+  "bench hgemm --impl ours --variant 7 --m 256 --n 2048 --k 2048"
+  "bench hgemm --impl ours --variant 7 --m 500 --n 2040 --k 2056"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 256 --n 2048 --k 2048"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 500 --n 2040 --k 2056"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 500 --n 2040 --k 2056 --gelu erf"
+  # HGEMM v8 / fused v1: the GEMV's slabs with the epilogue at their store. Register slabs: one
+  # row direct, W-as-A in a cluster, 16-row groups, 2..8 rows in GEMV v14's loop (in a cluster
+  # and without). TMA slabs (9..64 rows, N and K multiples of 8): 2 m-tiles in a cluster, 3 in
+  # a cluster with a partial slab and stage, 4 without a cluster (the last slab 8 columns wide:
+  # a 16-byte bias copy), 1 m-tile with K = 8 in a cluster (a CTA without stages still copies
+  # its bias); the clusters' sums sent by st.async
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 1 --n 8200 --k 130"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 5 --n 2120 --k 77"
+  "bench hgemm --impl ours --variant 8 --m 11 --n 4104 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 6 --n 4104 --k 1040"
+  "bench hgemm --impl ours --variant 8 --m 3 --n 8200 --k 1024"
+  "bench hgemm --impl ours --variant 8 --m 17 --n 2560 --k 2048"
+  "bench hgemm --impl ours --variant 8 --m 40 --n 4104 --k 1000"
+  "bench hgemm --impl ours --variant 8 --m 64 --n 8200 --k 160"
+  "bench hgemm --impl ours --variant 8 --m 12 --n 4104 --k 77"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 17 --n 2560 --k 2048"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 40 --n 4104 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 64 --n 8200 --k 160"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 16 --n 4104 --k 8"
+  "bench gemm_bias_gelu --impl fused --variant 1 --m 64 --n 2560 --k 2048"
+  # HGEMM v9 / fused v2: the 128x64 wgmma tile (mid M, where v7 splits K): partial row and
+  # column tiles and a K tail
+  "bench hgemm --impl ours --variant 9 --m 500 --n 2040 --k 2056"
+  "bench gemm_bias_gelu --impl fused --variant 2 --m 200 --n 4096 --k 1096"
+  "bench hgemm --impl ours --variant 9 --m 256 --n 1960 --k 2048"
+  # HGEMM v10 / fused v3: the few-row wgmma tile, one kernel for both families (bias null for
+  # the plain GEMM): K split over a cluster of 4 (partial row, column and k-tiles, a short last
+  # split), of 2 and unsplit (129 tiles, a partial one), erf too
+  "bench hgemm --impl ours --variant 10 --m 40 --n 1096 --k 2056"
+  "bench gemm_bias_gelu --impl fused,unfused --variant 3 --m 40 --n 1096 --k 2056"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 3 --m 17 --n 2560 --k 2048"
+  "bench hgemm --impl ours --variant 10 --m 64 --n 8200 --k 160"
+  # HGEMM v11 / fused v4: the 256x128 tile's whole tiles on the lean loop (one ring of k-tiles,
+  # and two), plain and fused (its opaque last stage; both forms)
+  "bench hgemm --impl ours --variant 11 --m 2048 --n 2048 --k 256"
+  "bench hgemm --impl ours --variant 11 --m 2048 --n 2048 --k 512"
+  "bench gemm_bias_gelu --impl fused,unfused --variant 4 --m 2048 --n 2048 --k 256"
+  "bench gemm_bias_gelu --impl fused --variant 4 --m 2048 --n 2048 --k 512"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 4 --m 2048 --n 2048 --k 256"
   # the paths that only open at larger shapes: GEMV v8's tensor-core slabs and v9's W-as-A
-  # slabs, each without and with the cluster of 2, and v12's 128x128 split-2 cluster (plain
-  # and fused)
+  # slabs, each without and with the cluster of 2
   "bench gemv --impl ours --variant 8 --m 12 --n 8200 --k 999"
   "bench gemv --impl ours --variant 8 --m 3 --n 4104 --k 1000"
   "bench gemv --impl ours --variant 9 --m 3 --n 8200 --k 999"
   "bench gemv --impl ours --variant 9 --m 5 --n 4104 --k 4095"
-  "bench hgemm --impl ours --variant 12 --m 256 --n 2048 --k 2048"
-  "bench gemm_bias_gelu --impl fused --variant 12 --m 256 --n 2048 --k 2048"
-  # v15's 128x128 tile of 8 warps split 2 ways (64 tiles), plain and fused; LayerNorm v6 (PDL)
-  "bench hgemm --impl ours --variant 15 --m 500 --n 2040 --k 2056"
-  "bench gemm_bias_gelu --impl fused --variant 15 --m 500 --n 2040 --k 2056"
-  "bench layernorm --variant 6 --rows 5 --hidden 2056"
-  # v22's wgmma tile (mid M, where v21 splits K): partial row and column tiles and a K tail,
-  # plain and fused
-  "bench hgemm --impl ours --variant 22 --m 500 --n 2040 --k 2056"
-  "bench gemm_bias_gelu --impl fused --variant 22 --m 200 --n 4096 --k 1096"
-  "bench hgemm --impl ours --variant 22 --m 256 --n 1960 --k 2048"
-  # v13's 256x128 tile (one per SM: a 2000x1928 output), plain and fused
-  "bench hgemm --impl ours --variant 13 --m 2000 --n 1928 --k 72"
-  "bench gemm_bias_gelu --impl fused --variant 13 --m 2000 --n 1928 --k 72"
-  # GEMM+GELU v23's parked epilogue in 4 row parts on that tile (whole warp tiles; the edge
-  # ones take the whole-tile form)
-  "bench gemm_bias_gelu --impl fused,unfused --variant 23 --m 2000 --n 1928 --k 72"
-  # v24's few-row wgmma tile: K split over a cluster of 4 (partial row, column and k-tiles,
-  # a short last split), of 2 and unsplit (129 tiles, a partial one), plain and fused
-  "bench hgemm --impl ours --variant 24 --m 40 --n 1096 --k 2056"
-  "bench gemm_bias_gelu --impl fused --variant 24 --m 40 --n 1096 --k 2056"
-  "bench gemm_bias_gelu --impl fused --variant 24 --m 17 --n 2560 --k 2048"
-  "bench hgemm --impl ours --variant 24 --m 64 --n 8200 --k 160"
-  # v25: that tile as one kernel for both families (the bias null for the plain GEMM, the
-  # erf form too)
-  "bench hgemm --impl ours --variant 25 --m 40 --n 1096 --k 2056"
-  "bench gemm_bias_gelu --impl fused,unfused --variant 25 --m 40 --n 1096 --k 2056"
-  "bench gemm_bias_gelu --impl fused --gelu erf --variant 25 --m 17 --n 2560 --k 2048"
-  # v26: the 256x128 tile's whole tiles on the lean loop (one ring of k-tiles, and two),
-  # plain and fused (both forms)
-  "bench hgemm --impl ours --variant 26 --m 2048 --n 2048 --k 256"
-  "bench hgemm --impl ours --variant 26 --m 2048 --n 2048 --k 512"
-  "bench gemm_bias_gelu --impl fused,unfused --variant 26 --m 2048 --n 2048 --k 256"
-  "bench gemm_bias_gelu --impl fused --gelu erf --variant 26 --m 2048 --n 2048 --k 256"
-  # v27: the fused family's lean loop with its last k-step stage offset opaque (both forms)
-  "bench gemm_bias_gelu --impl fused --variant 27 --m 2048 --n 2048 --k 512"
-  "bench gemm_bias_gelu --impl fused --gelu erf --variant 27 --m 2048 --n 2048 --k 256"
-  # v14's GEMV slabs with the epilogue: one row direct, W-as-A in a cluster, 16-row groups
-  "bench gemm_bias_gelu --impl fused --variant 14 --m 1 --n 8200 --k 130"
-  "bench gemm_bias_gelu --impl fused --variant 14 --m 5 --n 2120 --k 77"
-  "bench hgemm --impl ours --variant 14 --m 11 --n 4104 --k 1000"
-  # v16's TMA slabs (9..64 rows, N and K multiples of 8): 2 m-tiles in a cluster, 3 in a
-  # cluster with a partial slab and stage, 4 without a cluster, plain and fused; GEMV v12's
-  # (1 m-tile) with a partial stage, and with K = 8 in a cluster (a CTA without stages)
-  "bench hgemm --impl ours --variant 16 --m 17 --n 2560 --k 2048"
-  "bench gemm_bias_gelu --impl fused --variant 16 --m 40 --n 4104 --k 1000"
-  "bench hgemm --impl ours --variant 16 --m 64 --n 8200 --k 160"
+  # GEMV v12's TMA slabs (1 m-tile) with a partial stage, and with K = 8 in a cluster (a CTA
+  # without stages)
   "bench gemv --impl ours --variant 12 --m 9 --n 8192 --k 136"
   "bench gemv --impl ours --variant 12 --m 16 --n 4104 --k 8"
   # GEMV v10's lean loop (K % 16 == 0): 2..8 and 9..16 rows, without and with the cluster;
@@ -151,57 +163,28 @@ RUNS=(
   "bench gemv --impl ours --variant 10 --m 11 --n 4104 --k 1024"
   "bench gemv --impl ours --variant 11 --m 3 --n 8200 --k 4096"
   "bench gemv --impl ours --variant 11 --m 12 --n 8200 --k 3072"
-  # GEMV v13 / HGEMM v17: the clusters push their partial sums (slab_store_tile's PUSH), in
-  # every pushing kernel: one row, v11's 2..8 rows, the TMA slab (1 m-tile; K = 8: a CTA
-  # without stages), v9's slabs (odd K, the fallback) and the HGEMM's 2..4 m-tiles and W-as-A
-  # slabs, plain and fused
+  # GEMV v13: the clusters push their partial sums (slab_store_tile's PUSH), in every pushing
+  # kernel: one row, v11's 2..8 rows, the TMA slab (1 m-tile; K = 8: a CTA without stages),
+  # v9's slabs (odd K, the fallback)
   "bench gemv --impl ours --variant 13 --m 1 --n 4104 --k 1000"
   "bench gemv --impl ours --variant 13 --m 6 --n 4104 --k 1040"
   "bench gemv --impl ours --variant 13 --m 16 --n 4104 --k 8"
   "bench gemv --impl ours --variant 13 --m 12 --n 4104 --k 1000"
   "bench gemv --impl ours --variant 13 --m 5 --n 4104 --k 4095"
-  "bench hgemm --impl ours --variant 17 --m 40 --n 4104 --k 1000"
-  "bench gemm_bias_gelu --impl fused --variant 17 --m 64 --n 2560 --k 2048"
-  "bench gemm_bias_gelu --impl fused --variant 17 --m 5 --n 2120 --k 77"
-  "bench hgemm --impl ours --variant 17 --m 12 --n 4104 --k 77"
   # GEMV v14: v11's 2..8-row kernel in the one-row slab's loop order, without a cluster (129
   # slabs, 65 groups: warps with 4 and 5, the odd one multiplied after the loop) and in a
   # pushing cluster (65 slabs, the last one partial)
   "bench gemv --impl ours --variant 14 --m 7 --n 8200 --k 1040"
   "bench gemv --impl ours --variant 14 --m 3 --n 4104 --k 1040"
-  # HGEMM / GEMM+GELU v18: the same loop with the epilogue, in a cluster and without
-  "bench gemm_bias_gelu --impl fused --variant 18 --m 6 --n 4104 --k 1040"
-  "bench hgemm --impl ours --variant 18 --m 3 --n 8200 --k 1024"
-  # GEMM+GELU v19: the bias staged in shared memory. TMA slabs (a bulk copy): 2 m-tiles in a
-  # pushing cluster, 4 without a cluster (the last slab 8 columns wide: a 16-byte copy), 1
-  # m-tile with K = 8 in a cluster (a CTA without stages still copies its bias); cluster
-  # split-K (cp.async before the prologue): v15's 128x128 tile split 2 (a partial last tile
-  # column), and the 256-row split at N = K = 2048 (the tile the cost model picks there)
-  "bench gemm_bias_gelu --impl fused --variant 19 --m 17 --n 2560 --k 2048"
-  "bench gemm_bias_gelu --impl fused --variant 19 --m 64 --n 8200 --k 160"
-  "bench gemm_bias_gelu --impl fused --variant 19 --m 16 --n 4104 --k 8"
-  "bench gemm_bias_gelu --impl fused --variant 19 --m 500 --n 2040 --k 2056"
-  "bench gemm_bias_gelu --impl fused --variant 19 --m 256 --n 2048 --k 2048"
-  # GEMM+GELU v20: the parked epilogue as a loop (both forms) and the erf form as a logistic
-  # polynomial: v13's 256x128 tile (parked), CfgQ split 2 with the staged bias, the generic
-  # tiled path (N odd)
-  "bench gemm_bias_gelu --impl fused --variant 20 --m 2000 --n 1928 --k 72"
-  "bench gemm_bias_gelu --impl fused --variant 20 --m 2000 --n 1928 --k 72 --gelu erf"
-  "bench gemm_bias_gelu --impl fused --variant 20 --m 500 --n 2040 --k 2056 --gelu erf"
-  "bench gemm_bias_gelu --impl fused --variant 20 --m 129 --n 263 --k 72 --gelu erf"
-  # GEMV v15 / HGEMM and GEMM+GELU v21: the clusters' sums sent by st.async onto the peer's
+  # GEMV v15 (the form HGEMM v8 runs): the clusters' sums sent by st.async onto the peer's
   # mbarrier (slab_store_tile's PUSH 2): one row (and, without a cluster, the one-row slab as
   # v15 launches it) and v14's 2..8-row loop with a partial last slab, the TMA slab (K = 8: a
-  # CTA without stages; 11 rows, a partial last slab), the HGEMM's TMA slabs (3 m-tiles, a
-  # partial slab; 4 m-tiles, the staged bias), its 2..8 rows
+  # CTA without stages; 11 rows, a partial last slab)
   "bench gemv --impl ours --variant 15 --m 1 --n 4104 --k 1000"
   "bench gemv --impl ours --variant 15 --m 1 --n 8200 --k 1040"
   "bench gemv --impl ours --variant 15 --m 6 --n 4104 --k 1040"
   "bench gemv --impl ours --variant 15 --m 16 --n 4104 --k 8"
   "bench gemv --impl ours --variant 15 --m 11 --n 4104 --k 1024"
-  "bench hgemm --impl ours --variant 21 --m 40 --n 4104 --k 1000"
-  "bench gemm_bias_gelu --impl fused --variant 21 --m 64 --n 2560 --k 2048"
-  "bench gemm_bias_gelu --impl fused --variant 21 --m 6 --n 4104 --k 1040"
   # GEMV v16: v14's 2..8-row loop over units of two groups (one 16-byte x load each): in a
   # pushing cluster (65 slabs, the last one partial; ranks of 16 and 17 units), without a
   # cluster (129 slabs; warps with 2 and 3 units), one unit in all

@@ -159,7 +159,8 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
         }
         Sweep::Fusion => {
             let fv = gemm_gelu::best();
-            let gv = gemm::best();
+            // The plain GEMM and the unfused pair run the fused variant's plain twin.
+            let gv = gemm_gelu::plain_variant(fv);
             let ms: &[u64] = if o.quick {
                 &[1, 16, 256, 4096]
             } else {

@@ -16,30 +16,30 @@ const SHAPES: &[(u64, u64, u64)] = &[
     (128, 128, 128),
     (129, 264, 72),
     (260, 600, 37),
-    // K >= 1024 with few tiles: the cluster split-K paths (v11 picks 128x256 split 4, v12
-    // 128x128 split 2 here; v22 the wgmma tile), also in the fused test, which takes the
-    // first 13 shapes.
+    // K >= 1024 with few tiles: the cluster split-K paths (v7, a 128x128 tile split 2 here; v9
+    // on the wgmma tile), also in the fused test, which takes the first 13 shapes.
     (256, 2048, 2048),
-    // v15's 128x128 tile of 8 warps split 2 ways (64 tiles -> 128 CTAs), every dimension off
-    // its tile; v22's wgmma tile with a partial last row and column tile and a K tail.
+    // v7's 128x128 tile of 8 warps split 2 ways (64 tiles -> 128 CTAs), every dimension off
+    // its tile; v9's wgmma tile with a partial last row and column tile and a K tail.
     (500, 2040, 2056),
-    // v15's split 2 again, v22's wgmma tile with M off the tile and a K tail of 8 (17 k-tiles
+    // v7's split 2 again, v9's wgmma tile with M off the tile and a K tail of 8 (17 k-tiles
     // and a partial one).
     (200, 4096, 1096),
-    // v21 splits the 64x128 tile 2 ways; v22's wgmma tiles with a partial last column tile.
+    // v8 splits the 64x128 tile 2 ways; v9's wgmma tiles with a partial last column tile.
     (256, 1960, 2048),
     (16, 4096, 4096),
     (513, 1024, 256),
     (1000, 1000, 1000),
 ];
 
-/// v13's 256x128 tile at one tile per SM (128 tiles, partial last row and column of tiles)
-/// with its parked epilogue: whole warp tiles (v20's loop) and partial ones at the edges.
+/// v6's 256x128 tile at one tile per SM (128 tiles, partial last row and column of tiles)
+/// with the fused parked epilogue: whole warp tiles (its loop, in row parts from GEMM+GELU v3)
+/// and partial ones at the edges.
 const PARKED_SHAPES: &[(u64, u64, u64)] = &[(2000, 1928, 72)];
 
-/// M <= 16 where v14 runs the GEMV's slab kernels (one row, W as the A operand for 2..8 rows,
+/// M <= 16 where v8 runs the GEMV's slab kernels (one row, W as the A operand for 2..8 rows,
 /// 16-row MMA groups; a cluster of 2 below 132 slabs), with N and K off every tile; and 2..8
-/// rows with K % 16 == 0, where v18 runs GEMV v14's issue-first loop, in a cluster (65 slabs,
+/// rows with K % 16 == 0, where they run GEMV v14's issue-first loop, in a cluster (65 slabs,
 /// the last one partial) and without (129 slabs, 64 groups of K).
 const SLAB_SHAPES: &[(u64, u64, u64)] = &[
     (1, 4104, 1001),
@@ -49,10 +49,10 @@ const SLAB_SHAPES: &[(u64, u64, u64)] = &[
     (3, 8200, 1024),
 ];
 
-/// 9..64 rows where v16 runs the GEMV's TMA slabs (N, K multiples of 8): 2 m-tiles in a
+/// 9..64 rows where v8 runs the GEMV's TMA slabs (N, K multiples of 8): 2 m-tiles in a
 /// cluster of 2, 3 m-tiles in a cluster with a partial last slab and stage, 4 m-tiles without
 /// a cluster (partial slab, 2 stages), M = 64 at N = K = 4096 (the fusion sweep's shape), and
-/// 12 rows (1 m-tile) with K = 1000. The 64-row wgmma tile of v24 and v25 takes the first four
+/// 12 rows (1 m-tile) with K = 1000. The 64-row wgmma tile of v10 takes the first four
 /// with K split over 2, 2, 1 and 2 CTAs, and 40x1096x2056 over 4 (18 column tiles, the last
 /// partial, and 33 k-tiles, the last partial: a last split of 6).
 const WIDE_SHAPES: &[(u64, u64, u64)] = &[
@@ -64,9 +64,9 @@ const WIDE_SHAPES: &[(u64, u64, u64)] = &[
     (40, 1096, 2056),
 ];
 
-/// Whole tiles of v13's 256x128 tile without a K split (K < 1024, or too many tiles for a
-/// cluster split to stay resident), which v26 and v27 run on the lean loop (v27's fused family
-/// on its other form): one wave of 128 tiles, and two waves of 256 in 16-row raster groups.
+/// Whole tiles of v6's 256x128 tile without a K split (K < 1024, or too many tiles for a
+/// cluster split to stay resident), which v11 runs on the lean loop (GEMM+GELU v4 on its fused
+/// form): one wave of 128 tiles, and two waves of 256 in 16-row raster groups.
 const LEAN_SHAPES: &[(u64, u64, u64)] = &[(2048, 2048, 1024), (4096, 2048, 512)];
 
 #[test]

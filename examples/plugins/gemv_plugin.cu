@@ -5,7 +5,7 @@
 //   roofline check --kernel gemv --plugin ./libgemv_plugin.so
 //
 // y[M x N] = x[M x K] . W[K x N], all row-major fp16, fp32 accumulation, fp16 out.
-// The launcher has rl_gemv's C signature (cuda/kernels.h) and name, so no :SYMBOL is needed.
+// The launcher has rl_gemv's C signature (cuda/gemv/gemv.h) and name, so no :SYMBOL is needed.
 // The tool calls it with variant 0, workspace NULL and its own stream; the launcher only
 // enqueues work there (no allocation, no synchronisation, so graph capture works) and
 // returns 0 or a cudaError_t, which the tool names.

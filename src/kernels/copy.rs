@@ -1,5 +1,5 @@
-//! Memory-ceiling kernels as BenchCases: device copy, one read, repeated L2 read, and the
-//! empty kernel (the launch-latency floor).
+//! Memory-ceiling kernels (cuda/copy/) as BenchCases: device copy, one read, repeated L2 read,
+//! and the empty kernel (the launch-latency floor).
 
 use crate::error::usage;
 use crate::ffi;
@@ -59,7 +59,11 @@ impl CopyCase {
     }
 
     pub fn variants() -> Vec<(u32, String)> {
-        super::variants::list(ffi::rl_copy_variant_count, ffi::rl_copy_variant_name)
+        super::variants::list_named(
+            ffi::rl_copy_variant_count,
+            ffi::rl_copy_variant_name,
+            ffi::rl_copy_variant_summary,
+        )
     }
 
     /// v3 (one block per chunk): the fastest copy measured on the H200.

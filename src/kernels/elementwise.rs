@@ -1,4 +1,4 @@
-//! ReLU and GELU over fp16 tensors (cuda/elementwise.cu), checked against float64.
+//! ReLU and GELU over fp16 tensors (cuda/elementwise/), checked against float64.
 
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
@@ -27,9 +27,10 @@ pub fn best() -> u32 {
 }
 
 pub fn variants() -> Vec<(u32, String)> {
-    super::variants::list(
+    super::variants::list_named(
         ffi::rl_elementwise_variant_count,
         ffi::rl_elementwise_variant_name,
+        ffi::rl_elementwise_variant_summary,
     )
 }
 

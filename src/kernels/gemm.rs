@@ -1,5 +1,5 @@
-//! Our Tensor Core HGEMM (WMMA, cuda/hgemm.cu) as a BenchCase, checked against a float64
-//! CPU reference and cuBLAS.
+//! Our Tensor Core HGEMM (cuda/gemm/, its variant table in hgemm.cu) as a BenchCase, checked
+//! against a float64 CPU reference and cuBLAS.
 
 use super::cublas_gemm::{gemm_row_major, gemm_shape, CublasGemmCase, Dtype, GemmSet};
 use crate::ffi;
@@ -19,27 +19,23 @@ use rand_chacha::ChaCha8Rng;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v27: the GEMV's slab kernels at M <= 16 (2..8 rows in GEMV v14's
-/// issue-first loop); 17..64 rows on a 64x64 wgmma tile with K split over a cluster of 1-4
-/// CTAs where its CTAs fill at least half of the GPU in one wave, else the GEMV's TMA slabs at
-/// 9..64 rows, their clusters sending their partial sums by st.async (GEMV v15); a per-shape
-/// dispatch between v7's WMMA loop on a 256x128 or 128x256 tile (large grids) and smaller WMMA
-/// tiles (small M); and where that dispatch would split K over a cluster at 65..512 rows, a
-/// wgmma 128x64 tile over all of K fed by TMA (v22). The wgmma tiles are not WMMA and need
-/// sm_90a code on compute capability 9.0 (else v21's kernels run). v25 runs v24's kernels but
-/// the few-row tile, which is one kernel for both families (bias and GELU chosen at run time).
-/// v26 runs the 256x128 tile's whole-tile shapes (M, N, K multiples of 256, 128 and 256) on a
-/// loop with the ring unrolled and no bounds predicates; v27 runs v26's kernels (its change is
-/// the fused family's); see docs/perf-log.md.
-pub const BEST: u32 = 27;
+/// The variant "best" means: v11 "lean_loop", the last step of the ladder in cuda/gemm/
+/// (hgemm_11_lean_loop.cuh). What it runs at which shapes is `FAMILY.dispatch` (the same table
+/// as the comment of cuda/gemm/hgemm.cu); docs/perf-log.md has the figures.
+pub const BEST: u32 = 11;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
     super::variants::best_of(&variants(), BEST)
 }
 
+/// (number, "name: summary") of every HGEMM variant.
 pub fn variants() -> Vec<(u32, String)> {
-    super::variants::list(ffi::rl_hgemm_variant_count, ffi::rl_hgemm_variant_name)
+    super::variants::list_named(
+        ffi::rl_hgemm_variant_count,
+        ffi::rl_hgemm_variant_name,
+        ffi::rl_hgemm_variant_summary,
+    )
 }
 
 /// Enqueues our HGEMM variant `v` on C = A . B.
@@ -250,24 +246,41 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
+            shapes: "17 <= M <= 64",
+            runs: "v10's 64x64 wgmma tile, K split over a cluster of 1-4 CTAs (sm_90a)",
+            why: "B is the traffic and 64 rows fit one m64 wgmma; fills the GPU in one wave \
+                  where the grid covers half of it (else the slabs below)",
+        },
+        Dispatch {
+            shapes: "9 <= M <= 64",
+            runs: "v8: the GEMV's TMA slabs (N, K multiples of 8; sm_90)",
+            why: "W streamed once through a TMA ring; no split-K tail",
+        },
+        Dispatch {
             shapes: "M <= 16",
-            runs: "the GEMV family's slab kernels (GEMV v19's paths)",
+            runs: "v8: the GEMV's register slabs (gemv/gemv_slabs_api.cuh)",
             why: "a 16-row tile would leave most of a tensor-core tile empty; W is read once",
         },
         Dispatch {
-            shapes: "17 <= M <= 64",
-            runs: "64x64 wgmma tile, K split over a cluster of 1-4 CTAs (sm_90a)",
-            why: "fills the GPU in one wave where a whole-K tile would use a few SMs",
+            shapes: "65 <= M <= 512 where v7 would split K",
+            runs: "v9's 128x64 wgmma tile over all of K, fed by TMA (sm_90a)",
+            why: "measured faster than WMMA split-K at mid M (WG1: 25.3 vs 34.9 us at 256 rows)",
         },
         Dispatch {
-            shapes: "65 <= M <= 512",
-            runs: "128x64 wgmma tile over all of K, fed by TMA (sm_90a)",
-            why: "measured faster than WMMA split-K at mid M (report Z)",
+            shapes: "K >= 1024 with too few tiles to fill the GPU",
+            runs: "v7: split-K over a cluster, DSMEM reduction",
+            why: "fills the SMs that one tile per CTA would leave idle",
         },
         Dispatch {
-            shapes: "larger M",
-            runs: "WMMA 256x128 / 128x256 tile; whole-tile shapes on the unrolled lean loop",
-            why: "the fastest WMMA tile at large grids (0.6x cuBLAS at 4096^3)",
+            shapes: "whole tiles of 256x128 (M, N, K multiples of 256, 128, 256)",
+            runs: "v11: the 256x128 WMMA tile on the lean loop (ring unrolled, no predicates)",
+            why: "+5-6% over v5's loop at the squares (VC); ~61% of cuBLAS at 4096^3 (AF)",
+        },
+        Dispatch {
+            shapes: "larger M, other shapes",
+            runs: "v5's pipelined WMMA loop on v6's tile for the shape; v4's tiles off the \
+                   16-byte path",
+            why: "the fastest WMMA tile per shape by v6's cost model",
         },
     ],
     work: |s| {

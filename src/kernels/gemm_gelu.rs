@@ -26,7 +26,7 @@ use std::sync::Arc;
 pub enum GeluImpl {
     /// Our fused kernel, variant n.
     Fused(u32),
-    /// Our HGEMM variant n, then rl_bias_gelu.
+    /// Our HGEMM variant n (an HGEMM number), then rl_bias_gelu.
     Unfused(u32),
     /// cuBLAS, then rl_bias_gelu.
     UnfusedCublas,
@@ -51,30 +51,34 @@ impl GeluImpl {
     }
 }
 
-/// The variant "best" means: v27, the plain HGEMM's best kernels (v18) with the bias staged in
-/// shared memory at the start where the fused epilogue measured faster that way (v19: the TMA
-/// slabs at 9..64 rows and the 128x128 split-K tile at mid M), the parked epilogue run as a
-/// loop and the erf form's GELU as a logistic polynomial instead of erff (v20), and the slabs'
-/// clusters sending their partial sums by st.async, one row staging x first (v21, GEMV v15),
-/// 65..512 rows (where v21 splits K over a cluster) on a wgmma tile with bias+GELU at its store
-/// (v22; not WMMA), and the parked epilogue in 4 row parts, each stored before the next is
-/// parked (v23), and 17..64 rows on HGEMM v24's 64x64 wgmma tile with K split over a cluster,
-/// bias+GELU in its rolled epilogue (v24), that tile one kernel for both families, its bias and
-/// GELU chosen at run time (v25), and the 256x128 tile's whole-tile shapes on HGEMM v26's lean
-/// loop (v26), with that loop's last k-step stage offset opaque to the compiler, which keeps the
-/// copies' source registers apart (v27); see docs/perf-log.md.
-pub const BEST: u32 = 27;
+/// The variant "best" means: v4 "lean_loop" (cuda/gemm/gemm_bias_gelu_4_lean_loop.cuh): HGEMM
+/// v11's kernels (its plain twin) with bias and GELU applied before the store on every M path,
+/// the lean loop in its fused form; docs/perf-log.md has the figures.
+pub const BEST: u32 = 4;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
     super::variants::best_of(&variants(), BEST)
 }
 
+/// (number, "name: summary") of every fused variant.
 pub fn variants() -> Vec<(u32, String)> {
-    super::variants::list(
+    super::variants::list_named(
         ffi::rl_gemm_bias_gelu_variant_count,
         ffi::rl_gemm_bias_gelu_variant_name,
+        ffi::rl_gemm_bias_gelu_variant_summary,
     )
+}
+
+/// The HGEMM variant whose kernels fused variant `v` runs (its plain twin): what the unfused
+/// pair and the plain GEMM beside it run, so that the three compare one main loop.
+pub fn plain_variant(v: u32) -> u32 {
+    // SAFETY: takes and returns an int; 0 for a number out of range.
+    let p = unsafe { ffi::rl_gemm_bias_gelu_plain_variant(v as i32) };
+    u32::try_from(p)
+        .ok()
+        .filter(|&p| p > 0)
+        .unwrap_or_else(gemm::best)
 }
 
 pub fn gelu_name(kind: i32) -> &'static str {
@@ -323,11 +327,26 @@ pub const FAMILY: Family = Family {
     takes_gelu: true,
     variants,
     best,
-    dispatch: &[Dispatch {
-        shapes: "every M",
-        runs: "the hgemm family's best paths with bias + GELU applied before the store",
-        why: "one main loop per M path: the fused epilogue costs 1-3% over our plain GEMM",
-    }],
+    dispatch: &[
+        Dispatch {
+            shapes: "every M",
+            runs: "HGEMM v11's paths (see hgemm) with bias + GELU before the store: the slabs \
+                   and the few-row tile take it as a run-time descriptor (one kernel with the \
+                   plain GEMM), the tiles as a functor",
+            why: "one main loop per M path: the fused epilogue costs 1-3% over our plain GEMM",
+        },
+        Dispatch {
+            shapes: "WMMA tiles of 128x256 / 256x128",
+            runs: "the warp tile parked in shared memory, bias + GELU on the way out; tanh: in \
+                   4 row parts",
+            why: "at one wave of tiles the epilogue is exposed; parts overlap parking and stores",
+        },
+        Dispatch {
+            shapes: "whole tiles of 256x128",
+            runs: "the lean loop with its last k-step's stage offset opaque (fused form)",
+            why: "keeps the copies' source registers apart at 255 registers (VK: -2.3% at 4096^3)",
+        },
+    ],
     work: |s| {
         let (m, n, k) = gemm::dims(s);
         work::gemm_bias_gelu(m, n, k)
@@ -365,14 +384,20 @@ pub const FAMILY: Family = Family {
         let mut out: Vec<Box<dyn BenchCase>> = Vec::new();
         for imp in &r.impls {
             let imps: Vec<GeluImpl> = match imp.as_str() {
+                // The plain GEMM and the unfused pair run each fused variant's plain twin.
                 "plain" => {
                     for &v in &r.variants {
-                        out.push(Box::new(HgemmCase::new(m, n, k, v, r.seed)));
+                        let p = plain_variant(v);
+                        out.push(Box::new(HgemmCase::new(m, n, k, p, r.seed)));
                     }
                     continue;
                 }
                 "fused" => r.variants.iter().map(|v| GeluImpl::Fused(*v)).collect(),
-                "unfused" => r.variants.iter().map(|v| GeluImpl::Unfused(*v)).collect(),
+                "unfused" => r
+                    .variants
+                    .iter()
+                    .map(|v| GeluImpl::Unfused(plain_variant(*v)))
+                    .collect(),
                 "unfused_cublas" => vec![GeluImpl::UnfusedCublas],
                 _ if r.gelu != 0 => {
                     return Err(usage(
@@ -417,7 +442,7 @@ mod tests {
     use crate::ffi;
     use crate::verify::reference::gelu;
 
-    /// The erf-form GELU of v20's tile epilogues (cuda/gelu.cuh, rl_gelu_erf_fast), evaluated
+    /// The erf-form GELU of the fused tile epilogues (cuda/gelu.cuh, rl_gelu_erf_fast), evaluated
     /// on the host with an exact exp2: its polynomial against the float64 x Phi(x).
     fn fast_erf_gelu(x: f32) -> f32 {
         // SAFETY: a pure host function of one float.
@@ -436,6 +461,23 @@ mod tests {
             }
         }
         assert!(worst.0 <= 3e-7, "error {:.3e} at x = {}", worst.0, worst.1);
+    }
+
+    #[test]
+    fn every_fused_variant_runs_an_hgemm_variants_kernels() {
+        let plain: Vec<u32> = crate::kernels::gemm::variants()
+            .iter()
+            .map(|(v, _)| *v)
+            .collect();
+        for (v, _) in super::variants() {
+            // SAFETY: takes and returns an int.
+            let twin = unsafe { ffi::rl_gemm_bias_gelu_plain_variant(v as i32) };
+            assert!(plain.contains(&(twin as u32)), "v{v}: twin {twin}");
+        }
+        assert_eq!(
+            super::plain_variant(super::BEST),
+            crate::kernels::gemm::BEST
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Decode GEMV / small-M GEMM y[M x N] = x[M x K] . W[K x N] (cuda/gemv.cu) beside cuBLAS,
+//! Decode GEMV / small-M GEMM y[M x N] = x[M x K] . W[K x N] (cuda/gemv/) beside cuBLAS,
 //! checked against float64 CPU and cuBLAS.
 
 use super::copy::ReadCase;

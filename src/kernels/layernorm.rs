@@ -1,4 +1,4 @@
-//! LayerNorm forward over rows (cuda/layernorm.cu), checked against float64.
+//! LayerNorm forward over rows (cuda/layernorm/), checked against float64.
 
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
@@ -33,9 +33,10 @@ pub fn best() -> u32 {
 }
 
 pub fn variants() -> Vec<(u32, String)> {
-    super::variants::list(
+    super::variants::list_named(
         ffi::rl_layernorm_variant_count,
         ffi::rl_layernorm_variant_name,
+        ffi::rl_layernorm_variant_summary,
     )
 }
 

@@ -23,6 +23,22 @@ pub fn list(
         .collect()
 }
 
+/// (number, "name: summary") of every variant of a family whose table names its variants
+/// (the GEMM family: a short name and a one-line summary per variant).
+pub fn list_named(
+    count: unsafe extern "C" fn() -> i32,
+    name: unsafe extern "C" fn(i32) -> *const c_char,
+    summary: unsafe extern "C" fn(i32) -> *const c_char,
+) -> Vec<(u32, String)> {
+    let names = list(count, name);
+    let summaries = list(count, summary);
+    names
+        .into_iter()
+        .zip(summaries)
+        .map(|((v, n), (_, s))| (v, format!("{n}: {s}")))
+        .collect()
+}
+
 /// The family's preferred variant when it exists, else its highest.
 pub fn best_of(available: &[(u32, String)], preferred: u32) -> u32 {
     if available.iter().any(|(v, _)| *v == preferred) {
@@ -32,8 +48,9 @@ pub fn best_of(available: &[(u32, String)], preferred: u32) -> u32 {
     }
 }
 
-/// Parses "v3" or "3", or "best" (the family's fastest measured variant) or "latest" (the
-/// highest number), against a list of variants.
+/// Parses "v3" or "3", a variant's name where its family's table names them ("pipelined"), or
+/// "best" (the family's fastest measured variant) or "latest" (the highest number), against a
+/// list of variants.
 pub fn parse(s: &str, available: &[(u32, String)], best: u32, family: &str) -> Result<u32, String> {
     let max = available.iter().map(|(v, _)| *v).max().unwrap_or(0);
     if s == "best" {
@@ -41,6 +58,13 @@ pub fn parse(s: &str, available: &[(u32, String)], best: u32, family: &str) -> R
     }
     if s == "latest" {
         return Ok(max);
+    }
+    // A named variant ("pipelined") is found by the name its summary starts with.
+    if let Some((v, _)) = available
+        .iter()
+        .find(|(_, d)| d.split_once(':').is_some_and(|(n, _)| n == s))
+    {
+        return Ok(*v);
     }
     let num = s.trim_start_matches(['v', 'V']);
     match num.parse::<u32>() {
@@ -79,5 +103,16 @@ mod tests {
         let e = parse("v9", &avail(), 2, "hgemm").unwrap_err();
         assert!(e.contains("v1, v2, v3"), "{e}");
         assert!(parse("fast", &avail(), 2, "hgemm").is_err());
+    }
+
+    #[test]
+    fn parses_the_names_of_a_named_table() {
+        let named = vec![
+            (1, "naive: one warp per tile".to_string()),
+            (2, "smem_tiles: a block tile".to_string()),
+        ];
+        assert_eq!(parse("smem_tiles", &named, 2, "hgemm"), Ok(2));
+        assert_eq!(parse("v1", &named, 2, "hgemm"), Ok(1));
+        assert!(parse("tiles", &named, 2, "hgemm").is_err());
     }
 }

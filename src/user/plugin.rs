@@ -1,6 +1,6 @@
 //! A host-launcher plugin (`--plugin LIB.so[:symbol]`): a user's shared library, built with
 //! nvcc, exporting a launcher with the C signature of the family's own launcher in the
-//! public header (cuda/kernels.h, cuda/add_rmsnorm/add_rmsnorm.h), for kernels that need host
+//! public header (cuda/<family>/<family>.h), for kernels that need host
 //! code (TMA descriptors, several kernels, clusters). It is loaded before the GPU opens and
 //! called like ours, on the tool's stream.
 //!
@@ -322,13 +322,16 @@ mod tests {
     fn every_family_launcher_matches_its_kernel_and_its_header() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda");
         let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-        let headers = squash(
-            &[
-                std::fs::read_to_string(root.join("kernels.h")).unwrap(),
-                std::fs::read_to_string(root.join("add_rmsnorm/add_rmsnorm.h")).unwrap(),
-            ]
-            .concat(),
-        );
+        // The public headers: kernels.h and each family folder's <family>.h.
+        let mut text = std::fs::read_to_string(root.join("kernels.h")).unwrap();
+        for dir in std::fs::read_dir(&root).unwrap().flatten() {
+            let name = dir.file_name().to_string_lossy().into_owned();
+            let h = dir.path().join(format!("{name}.h"));
+            if h.is_file() {
+                text += &std::fs::read_to_string(h).unwrap();
+            }
+        }
+        let headers = squash(&text);
         for f in crate::registry::ALL {
             let abi = &f.plugin;
             let mut want = vec![ParamKind::I32];

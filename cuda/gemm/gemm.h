@@ -1,0 +1,52 @@
+/* The GEMM family's public launchers: HGEMM (C = A.B) and GEMM + bias + GELU, each with its own
+ * variant table. bindgen reads this file (build.rs: every cuda/<family>/<family>.h).
+ *
+ * Conventions as in cuda/kernels.h: device pointers as void*, fp16 data, row-major
+ * A[M x K] . B[K x N] = C[M x N], a launcher only enqueues work on `stream` and returns 0 or a
+ * cudaError_t (cudaErrorInvalidValue (1) for bad arguments, before anything is launched).
+ *
+ * Variants: each family numbers its own from 1 (the plainest) to *_variant_count();
+ * *_variant_name(v) is a short name ("pipelined"), *_variant_summary(v) one line on what the
+ * step changes; both NULL out of range. The ladder and its figures: the header comment of each
+ * step's file, cuda/gemm/hgemm_NN_<name>.cuh and cuda/gemm/gemm_bias_gelu_N_<name>.cuh.
+ */
+#ifndef ROOFLINE_LAB_GEMM_H
+#define ROOFLINE_LAB_GEMM_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- HGEMM on Tensor Cores (hgemm.cu) ---- */
+/* C[M x N] = A[M x K] . B[K x N]; fp16 in/out, fp32 accumulation; any M, N, K >= 1. */
+int rl_hgemm(int variant, const void *A, const void *B, void *C, int M, int N, int K,
+             void *stream);
+int rl_hgemm_variant_count(void);
+const char *rl_hgemm_variant_name(int variant);
+const char *rl_hgemm_variant_summary(int variant);
+
+/* ---- GEMM + bias + GELU (gemm_bias_gelu.cu) ---- */
+/* Fused: C = gelu(A . B + bias[N]) with bias and GELU applied in registers before the store.
+ * gelu_kind: 0 = tanh approximation, 1 = erf (exact). */
+int rl_gemm_bias_gelu(int variant, const void *A, const void *B, const void *bias, void *C,
+                      int M, int N, int K, int gelu_kind, void *stream);
+int rl_gemm_bias_gelu_variant_count(void);
+const char *rl_gemm_bias_gelu_variant_name(int variant);
+const char *rl_gemm_bias_gelu_variant_summary(int variant);
+/* The HGEMM variant whose kernels fused variant `variant` runs with its epilogue (its plain
+ * twin, for the unfused pair and the plain GEMM beside it); 0 out of range. */
+int rl_gemm_bias_gelu_plain_variant(int variant);
+
+/* ---- the unfused epilogue (bias_gelu_unfused.cu) ---- */
+/* Y[M x N] = gelu(X + bias[N]) as its own kernel; X may equal Y. */
+int rl_bias_gelu(const void *X, const void *bias, void *Y, int M, int N, int gelu_kind,
+                 void *stream);
+/* The fused epilogue's erf-form GELU evaluated on the host with an exact exp2: the same
+ * polynomial the kernels use, for the CPU test of its accuracy. */
+float rl_gelu_erf_fast_host(float x);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,73 @@
+// GEMM + bias + GELU, C = gelu(A.B + bias[N]): the variant table. Each row runs a step of the
+// HGEMM ladder (its plain twin) with the bias+GELU functor (bias_gelu_epilogue.cuh), and
+// names what changed for the fused kernel (cuda/gemm/gemm_bias_gelu_N_<name>.cuh, whose
+// header says what the step changes and what it measured).
+//
+// "best" is v4: HGEMM v11's kernels, every M path of them with bias and GELU applied before
+// the store (the paths by shape: hgemm.cu), the lean loop in its fused form.
+#include "gemm/gemm.h"
+#include "gemm/gemm_bias_gelu_4_lean_loop.cuh"
+#include "variant_table.cuh"
+
+namespace {
+
+using Launch = int (*)(const half *, const half *, const half *, half *, int, int, int,
+                       cudaStream_t);
+
+struct Variant {
+  int id;
+  const char *name;
+  const char *summary;
+  int plain_twin;  // the HGEMM variant whose kernels it runs
+  Launch tanh;     // gelu_kind 0
+  Launch erf;      // gelu_kind 1
+};
+
+constexpr Variant kVariants[] = {
+    {1, "fused",
+     "bias + GELU in the epilogue of every path of HGEMM v8 (staged bias; tiles parked or in "
+     "registers, slabs at their store)",
+     8, rlg::launch_bias_gelu_fused<0>, rlg::launch_bias_gelu_fused<1>},
+    {2, "wgmma_mid_m", "v1 on HGEMM v9: 65..512 rows on the wgmma tile, bias + GELU at its store",
+     9, rlg::launch_bias_gelu_wgmma_mid_m<0>, rlg::launch_bias_gelu_wgmma_mid_m<1>},
+    {3, "parked_parts",
+     "v2 on HGEMM v10 (the few-row tile shared with the plain GEMM); tanh: the tile parked in 4 "
+     "row parts",
+     10, rlg::launch_bias_gelu_parked_parts<0>, rlg::launch_bias_gelu_parked_parts<1>},
+    {4, "lean_loop",
+     "best: v3 on HGEMM v11's lean loop, its last k-step's stage offset opaque to the compiler",
+     11, rlg::launch_bias_gelu_lean_loop<0>, rlg::launch_bias_gelu_lean_loop<1>},
+};
+static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
+
+}  // namespace
+
+extern "C" int rl_gemm_bias_gelu(int variant, const void *A, const void *B, const void *bias,
+                                 void *C, int M, int N, int K, int gelu_kind, void *stream) {
+  RL_REQUIRE(bias != nullptr);
+  RL_REQUIRE(gelu_kind == 0 || gelu_kind == 1);
+  const Variant *v = rl_table::find(kVariants, variant);
+  RL_REQUIRE(v != nullptr);
+  RL_REQUIRE(rlg::gemm_args_ok(A, B, C, M, N, K));
+  const Launch launch = gelu_kind == 0 ? v->tanh : v->erf;
+  return launch(static_cast<const half *>(A), static_cast<const half *>(B),
+                static_cast<const half *>(bias), static_cast<half *>(C), M, N, K,
+                rl_stream(stream));
+}
+
+extern "C" int rl_gemm_bias_gelu_variant_count(void) {
+  return rl_table::count(kVariants);
+}
+
+extern "C" const char *rl_gemm_bias_gelu_variant_name(int variant) {
+  return rl_table::name(kVariants, variant);
+}
+
+extern "C" const char *rl_gemm_bias_gelu_variant_summary(int variant) {
+  return rl_table::summary(kVariants, variant);
+}
+
+extern "C" int rl_gemm_bias_gelu_plain_variant(int variant) {
+  const Variant *v = rl_table::find(kVariants, variant);
+  return v != nullptr ? v->plain_twin : 0;
+}

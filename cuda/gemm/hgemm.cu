@@ -1,0 +1,96 @@
+// HGEMM, C = A.B on Tensor Cores: the variant table. Each row's launcher runs one step of the
+// ladder (cuda/gemm/hgemm_NN_<name>.cuh, whose header says what the step changes and what it
+// measured) with the identity epilogue; each step builds on the one before it.
+//
+// "best" is v11. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
+// same table for `roofline list`):
+//   17..64 rows      the 64x64 wgmma tile, K split over a cluster of 1-4 CTAs (v10), where its
+//                    grid fills half of the GPU in one wave (sm_90a);
+//   9..64 rows       the GEMV's TMA slabs (v8), where their grid suits the shape;
+//   M <= 16          the GEMV's register slabs (v8);
+//   65..512 rows     the 128x64 wgmma tile over all of K (v9), where v7 would split K;
+//   K >= 1024, few tiles   split-K over a cluster (v7);
+//   else             v5's pipelined loop on v6's tile for the shape, the 256x128 tile's
+//                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
+#include "gemm/gemm.h"
+#include "gemm/hgemm_11_lean_loop.cuh"
+#include "variant_table.cuh"
+
+namespace {
+
+using rlg::EpiIdentity;
+
+using Step = int (*)(const half *, const half *, half *, int, int, int, const EpiIdentity &,
+                     cudaStream_t);
+
+// A step of the ladder as the plain GEMM: the identity epilogue.
+template <Step STEP>
+int plain(const half *A, const half *B, half *C, int M, int N, int K, cudaStream_t s) {
+  return STEP(A, B, C, M, N, K, EpiIdentity{}, s);
+}
+
+struct Variant {
+  int id;
+  const char *name;
+  const char *summary;
+  int (*launch)(const half *, const half *, half *, int, int, int, cudaStream_t);
+};
+
+constexpr Variant kVariants[] = {
+    {1, "naive", "one warp per 16x16 tile, WMMA fragments straight from global memory",
+     plain<rlg::launch_naive<EpiIdentity>>},
+    {2, "smem_tiles",
+     "128x128x32 block tile through shared memory, 8 warps of 64x32, synchronous loads",
+     plain<rlg::launch_smem_tiles<EpiIdentity>>},
+    {3, "cp_async", "v2's tile fed by cp.async through a 4-stage ring",
+     plain<rlg::launch_cp_async<EpiIdentity>>},
+    {4, "big_warp_tiles",
+     "128x256 tile of 64x64 warp tiles in a grouped raster; smaller tiles where it leaves SMs "
+     "idle",
+     plain<rlg::launch_big_warp_tiles<EpiIdentity>>},
+    {5, "pipelined",
+     "v4's tile in a software-pipelined loop: k-tiles of 64, double-buffered fragments, one "
+     "barrier per k-tile",
+     plain<rlg::launch_pipelined<EpiIdentity>>},
+    {6, "tile_per_shape", "v5's loop on a tile chosen per shape by a cost model (256x128 .. 32x32)",
+     plain<rlg::launch_tile_per_shape<EpiIdentity>>},
+    {7, "cluster_split_k",
+     "v6, with K split over the CTAs of a cluster (DSMEM reduction) where v6 leaves SMs idle",
+     plain<rlg::launch_cluster_split_k<EpiIdentity>>},
+    {8, "gemv_slabs",
+     "v7, with M <= 64 on the GEMV's slab kernels (registers at M <= 16, TMA at 9..64 rows)",
+     plain<rlg::launch_gemv_slabs<EpiIdentity>>},
+    {9, "wgmma_mid_m",
+     "v8, with 65..512 rows on a 128x64 wgmma tile over all of K where v8 would split K (not "
+     "WMMA)",
+     plain<rlg::launch_wgmma_mid_m<EpiIdentity>>},
+    {10, "wgmma_few_rows",
+     "v9, with 17..64 rows on a 64x64 wgmma tile, K split over a cluster of 1-4 CTAs (not WMMA)",
+     plain<rlg::launch_wgmma_few_rows<EpiIdentity>>},
+    {11, "lean_loop",
+     "best: v10, with the 256x128 tile's whole-tile shapes in a lean loop (ring unrolled, no "
+     "bounds predicates)",
+     plain<rlg::launch_lean_loop<rlg::kLoopLean, EpiIdentity>>},
+};
+static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
+
+}  // namespace
+
+extern "C" int rl_hgemm(int variant, const void *A, const void *B, void *C, int M, int N, int K,
+                        void *stream) {
+  const Variant *v = rl_table::find(kVariants, variant);
+  RL_REQUIRE(v != nullptr);
+  RL_REQUIRE(rlg::gemm_args_ok(A, B, C, M, N, K));
+  return v->launch(static_cast<const half *>(A), static_cast<const half *>(B),
+                   static_cast<half *>(C), M, N, K, rl_stream(stream));
+}
+
+extern "C" int rl_hgemm_variant_count(void) { return rl_table::count(kVariants); }
+
+extern "C" const char *rl_hgemm_variant_name(int variant) {
+  return rl_table::name(kVariants, variant);
+}
+
+extern "C" const char *rl_hgemm_variant_summary(int variant) {
+  return rl_table::summary(kVariants, variant);
+}

@@ -1,0 +1,76 @@
+// Hopper's warpgroup MMA (wgmma) on operands in shared memory, for the GEMM family's wgmma
+// tiles (v9: 128x64 over all of K at mid M; v10: 64x64 with K split over a cluster at 17..64
+// rows). Both feed their rings by TMA with the 128-byte swizzle, so a stage is rows of 128
+// bytes in 1024-byte swizzle atoms, which these descriptors describe. sm_90a only: the host
+// runs the wgmma tiles where wgmma_capable() says so, else the WMMA paths.
+#pragma once
+#include "gemm/cluster.cuh"
+#include "tma.cuh"
+#include "tma_host.cuh"
+
+namespace rlg {
+
+// The k-tile of every wgmma tile: 64 (one row of 128 bytes of fp16 per swizzle row).
+constexpr int kWgmmaKTile = 64;
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// A shared-memory matrix descriptor of a 128-byte-swizzled operand: start address, leading
+// and stride byte offsets (16-byte units), layout type 1 (128B swizzle) in bits 62-63.
+__device__ __forceinline__ unsigned long long wg_desc(const void *p, unsigned lbo, unsigned sbo) {
+  const unsigned long long a = smem_addr(p);
+  return ((a & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((lbo >> 4) & 0x3FFF) << 16) |
+         (static_cast<unsigned long long>((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wg_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+// Keeps the compiler from touching the accumulators across a wgmma wait.
+__device__ __forceinline__ void wg_hold(float (&d)[32]) {
+#pragma unroll
+  for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+// d += A (64 x 16, K-major) . B (16 x 64, N-major: trans-b 1), fp32 accumulate.
+__device__ __forceinline__ void wgmma_64x64x16(float (&d)[32], unsigned long long da,
+                                               unsigned long long db) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+      " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, "
+      "1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+        "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(da), "l"(db)
+      : "memory");
+}
+// One k-tile of 64 on 64 rows: four k-steps (32 bytes along A's 128-byte-swizzled rows, 16
+// rows of B's) issued as one committed wgmma group.
+__device__ __forceinline__ void wgmma_ktile_64x64(float (&d)[32], const unsigned char *a,
+                                                  const unsigned char *b) {
+  wg_fence();
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk)
+    wgmma_64x64x16(d, wg_desc(a + kk * 32, 16, 1024), wg_desc(b + kk * 2048, 1024, 1024));
+  wg_commit();
+}
+#endif
+
+// Whether this build carries the kernel's sm_90a code (build.rs defines RL_SM90A when the
+// target list has 90a) and the device and driver can run it.
+inline bool wgmma_capable() {
+#if defined(RL_SM90A)
+  return device_is_sm90() && rl_tma::tensor_map_encoder() != nullptr;
+#else
+  return false;
+#endif
+}
+
+}  // namespace rlg

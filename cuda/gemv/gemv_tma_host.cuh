@@ -1,0 +1,105 @@
+// The host side of GEMV's TMA slabs: the tensor maps (cached) and their launch.
+// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
+// whose kernels and helpers it builds on.
+namespace {
+
+// ---- TMA slabs (GEMV v12, HGEMM v8): the launch (tensor maps: tma_host.cuh).
+// Whether the TMA slabs can run: compute capability 9.x (their SASS is sm_90a; elsewhere the
+// compute_80 PTX would JIT the trapping stub) and a driver with the tensor-map encoder.
+bool tma_capable() {
+  static const bool yes = [] {
+    int dev = 0, major = 0;
+    return cudaGetDevice(&dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
+               cudaSuccess &&
+           major == 9 && rl_tma::tensor_map_encoder() != nullptr;
+  }();
+  return yes;
+}
+
+template <int R, bool CLUSTER, int PUSH = 0, bool STAGEB = false>
+cudaError_t launch_tma(const CUtensorMap &wm, const CUtensorMap &xm, __half *y, int M, int N,
+                       int K, SlabEpi epi, cudaStream_t s) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
+                                               kTmaThreads, kTmaSmem<R>, CLUSTER ? 2 : 1, s,
+                                               &attr);
+  return cudaLaunchKernelEx(&cfg, gemv_slab_tma<R, CLUSTER, kTmaDepth, PUSH, STAGEB>, wm, xm, y,
+                            M, N, K, epi);
+}
+
+// The smem attributes of the R-tile kernels, set once.
+template <int R>
+bool tma_attrs() {
+  return slab_attr<&gemv_slab_tma<R, false>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, false, kTmaDepth, false, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, true, true>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, 2>>(kTmaSmem<R>) &
+         slab_attr<&gemv_slab_tma<R, true, kTmaDepth, 2, true>>(kTmaSmem<R>);
+}
+
+// (1, 2) clusters of the R-tile kernel resident at once.
+template <int R>
+int tma_max_clusters() {
+  if (!tma_attrs<R>()) return 0;
+  const int v = cached_active_clusters<&gemv_slab_tma<R, true>, kTmaThreads, kTmaSmem<R>>(2);
+  return v > 0 ? v : 0;
+}
+
+// The TMA slab launch for `rows` = M <= 64 rows of x when it applies (a slab grid of half to
+// one wave, with a (1, 2) cluster below that); *launched says whether it did. stageb: the
+// kernel that stages the bias in shared memory (the fused family's staged bias; with push only).
+template <int R>
+int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
+               long long max_work, int push, bool stageb, cudaStream_t s, bool *launched) {
+  if (!tma_attrs<R>()) return 0;
+  const int sms = rl_sm_count();
+  const long long tiles = tiles_for(N);
+  const auto fits = [&](long long blocks) { return 2 * blocks >= sms && blocks <= sms; };
+  const bool direct = fits(tiles);
+  if (!direct && !(fits(2 * tiles) && tma_max_clusters<R>() >= tiles)) return 0;
+  if ((long long)R * (direct ? K : (K + 1) / 2) > max_work) return 0;
+  CUtensorMap wm, xm;
+  if (!rl_tma::tensor_map(&wm, W, K, N, kTileN, kTmaStageK) ||
+      !rl_tma::tensor_map(&xm, x, M, K, 64, 16 * R))
+    return 0;
+  *launched = true;
+  cudaError_t e;
+  if (stageb && push)
+    e = direct      ? launch_tma<R, false, 0, true>(wm, xm, y, M, N, K, epi, s)
+        : push == 2 ? launch_tma<R, true, 2, true>(wm, xm, y, M, N, K, epi, s)
+                    : launch_tma<R, true, 1, true>(wm, xm, y, M, N, K, epi, s);
+  else
+    e = direct      ? launch_tma<R, false>(wm, xm, y, M, N, K, epi, s)
+        : push == 2 ? launch_tma<R, true, 2>(wm, xm, y, M, N, K, epi, s)
+        : push      ? launch_tma<R, true, 1>(wm, xm, y, M, N, K, epi, s)
+                    : launch_tma<R, true>(wm, xm, y, M, N, K, epi, s);
+  const int st = rl_launch_status();
+  return e != cudaSuccess ? (int)e : st;
+}
+
+// Whether the TMA slabs take this shape at all (before any query): 2..64 rows, 16-byte
+// strides and bases for the tensor maps, a capable device.
+bool tma_shape_ok(const void *x, const void *W, int M, int N, int K) {
+  return M >= 2 && M <= kTmaMaxRows && N % 8 == 0 && K % 8 == 0 &&
+         (uintptr_t)x % 16 == 0 && (uintptr_t)W % 16 == 0 && tma_capable();
+}
+
+// max_work: the most m-tiles x rows of K one CTA may take (the HGEMM's limit, below); push:
+// 1 or 2, a cluster pushes its partial sums (slab_store_tile's PUSH); stageb: as tma_launch.
+int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                    SlabEpi epi, long long max_work, int push, bool stageb, cudaStream_t s,
+                    bool *launched) {
+  *launched = false;
+  if (!tma_shape_ok(x, W, M, N, K)) return 0;
+  switch ((M + 15) / 16) {
+    case 1: return tma_launch<1>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+    case 2: return tma_launch<2>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+    case 3: return tma_launch<3>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+    default: return tma_launch<4>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,39 @@
+// What every family's variant table shares: each row names a variant (id, name, summary) and
+// the launcher that says explicitly what it runs; ids are 1..N in order (checked at compile
+// time by the tables).
+#pragma once
+
+namespace rl_table {
+
+// Whether a table's ids run 1, 2, ..., N.
+template <class Row, int N>
+constexpr bool ids_in_order(const Row (&rows)[N]) {
+  for (int i = 0; i < N; ++i)
+    if (rows[i].id != i + 1) return false;
+  return true;
+}
+
+template <class Row, int N>
+constexpr int count(const Row (&)[N]) {
+  return N;
+}
+
+// The row of variant v, or null.
+template <class Row, int N>
+const Row *find(const Row (&rows)[N], int v) {
+  return v >= 1 && v <= N ? &rows[v - 1] : nullptr;
+}
+
+// Variant v's name and summary (the C API's *_variant_name and *_variant_summary), or null.
+template <class Row, int N>
+const char *name(const Row (&rows)[N], int v) {
+  const Row *row = find(rows, v);
+  return row != nullptr ? row->name : nullptr;
+}
+template <class Row, int N>
+const char *summary(const Row (&rows)[N], int v) {
+  const Row *row = find(rows, v);
+  return row != nullptr ? row->summary : nullptr;
+}
+
+}  // namespace rl_table
