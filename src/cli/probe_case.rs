@@ -25,6 +25,10 @@ pub struct ProbeCaseArgs {
     /// Which of the request's cases to run, 0-based, in bench's order (a user's kernel last)
     #[arg(long, default_value_t = 0)]
     pub case: usize,
+    /// Profiled ranges, one launch each (several give ncu's range replay a sample to take
+    /// the median of: scripts/crosscheck.py times multi-kernel calls so)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
 }
 
 pub fn run(device: usize, a: &ProbeCaseArgs) -> Result<()> {
@@ -41,21 +45,23 @@ pub fn run(device: usize, a: &ProbeCaseArgs) -> Result<()> {
         cases.push(u.into_case(&gpu)?);
     }
     let hot = a.bench.measure.hot;
-    profile_one(&gpu, cases[a.case].as_mut(), hot)
+    profile_one(&gpu, cases[a.case].as_mut(), hot, a.repeat)
 }
 
-fn profile_one(gpu: &Gpu, case: &mut dyn BenchCase, hot: bool) -> Result<()> {
+fn profile_one(gpu: &Gpu, case: &mut dyn BenchCase, hot: bool, repeat: u32) -> Result<()> {
     let id = case.id();
     let shape = id.shape.label();
     case.prepare(gpu, 1)?;
     case.launch(gpu, 0)?;
     gpu.sync(&id.kernel, &shape)?;
-    gpu.profiled(|| {
-        case.launch(gpu, 0)?;
-        gpu.sync(&id.kernel, &shape)
-    })?;
+    for _ in 0..repeat {
+        gpu.profiled(|| {
+            case.launch(gpu, 0)?;
+            gpu.sync(&id.kernel, &shape)
+        })?;
+    }
     eprintln!(
-        "probe-case: profiled one launch of {} ({})",
+        "probe-case: profiled {repeat} launch(es) of {} ({})",
         id.describe(),
         if hot { "hot" } else { "cold" }
     );
