@@ -9,12 +9,16 @@ use std::process::Command;
 #[test]
 #[ignore = "needs a CUDA GPU, Nsight Compute and PyTorch"]
 fn the_tools_figures_agree_with_independent_measurements() {
-    let script = ["scripts/crosscheck.py", "../scripts/crosscheck.py"]
-        .into_iter()
-        .map(|p| Path::new(env!("CARGO_MANIFEST_DIR")).join(p))
-        .chain([Path::new("scripts/crosscheck.py").to_path_buf()])
-        .find(|p| p.is_file())
-        .expect("scripts/crosscheck.py (run from the repository root)");
+    // The crate's copy, else the repository root or its parent (bundle/run-gpu-tests.sh
+    // runs from bundle/).
+    let script = [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/crosscheck.py"),
+        Path::new("scripts/crosscheck.py").to_path_buf(),
+        Path::new("../scripts/crosscheck.py").to_path_buf(),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+    .expect("scripts/crosscheck.py (run from the repository root or bundle/)");
     let bin =
         std::env::var("ROOFLINE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_roofline").into());
     let out = Command::new("python3")
