@@ -143,34 +143,19 @@ fn every_example_verifies_beside_ours_and_the_library_interleaved() {
 #[ignore = "needs a CUDA GPU"]
 fn broken_examples_get_their_exit_codes_and_keep_earlier_results() {
     let dir = tempfile::tempdir().unwrap();
-    let b = |name: &str| examples("kernels").join("broken").join(name);
-    let shape = ["--m", "2", "--n", "1000", "--k", "300"];
+    // `bench gemv` on broken/NAME with these impls at an awkward shape, results to OUT.
+    let run = |name: &str, impls: &str, out: &str| {
+        let f = examples("kernels").join("broken").join(name);
+        let mut a = vec!["bench", "gemv", "--kernel-file", f.to_str().unwrap()];
+        a.extend(["--impl", impls, "--m", "2", "--n", "1000", "--k", "300"]);
+        bench_json(&a, &dir.path().join(out))
+    };
     // Wrong result: exit 1, the error norm named.
-    let f = b("gemv_wrong_result.cu");
-    let mut a = vec![
-        "bench",
-        "gemv",
-        "--kernel-file",
-        f.to_str().unwrap(),
-        "--impl",
-        "user",
-    ];
-    a.extend(shape);
-    let (o, _) = bench_json(&a, &dir.path().join("w.json"));
+    let (o, _) = run("gemv_wrong_result.cu", "user", "w.json");
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("rel"), "{}", text(&o));
     // Out of bounds: caught by the guard band, the offset named, exit 1.
-    let f = b("gemv_out_of_bounds.cu");
-    let mut a = vec![
-        "bench",
-        "gemv",
-        "--kernel-file",
-        f.to_str().unwrap(),
-        "--impl",
-        "user",
-    ];
-    a.extend(shape);
-    let (o, _) = bench_json(&a, &dir.path().join("o.json"));
+    let (o, _) = run("gemv_out_of_bounds.cu", "user", "o.json");
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
         text(&o).contains("past the end, the first at index 2000"),
@@ -178,32 +163,11 @@ fn broken_examples_get_their_exit_codes_and_keep_earlier_results() {
         text(&o)
     );
     // Works while verified, then skips its work: caught by the check after timing, exit 1.
-    let f = b("gemv_lazy.cu");
-    let mut a = vec![
-        "bench",
-        "gemv",
-        "--kernel-file",
-        f.to_str().unwrap(),
-        "--impl",
-        "user",
-    ];
-    a.extend(shape);
-    let (o, _) = bench_json(&a, &dir.path().join("l.json"));
+    let (o, _) = run("gemv_lazy.cu", "user", "l.json");
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("after timing"), "{}", text(&o));
     // A fault: exit 3, named, and ours (measured first) written.
-    let f = b("gemv_fault.cu");
-    let out = dir.path().join("f.json");
-    let mut a = vec![
-        "bench",
-        "gemv",
-        "--kernel-file",
-        f.to_str().unwrap(),
-        "--impl",
-        "ours,cublas,user",
-    ];
-    a.extend(shape);
-    let (o, v) = bench_json(&a, &out);
+    let (o, v) = run("gemv_fault.cu", "ours,cublas,user", "f.json");
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
     assert!(
         text(&o).contains("gemv_fault.cu:gemv_naive"),

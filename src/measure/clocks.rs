@@ -59,20 +59,17 @@ impl ClockReader {
         self.device.as_ref()?.max_clock_info(Clock::SM).ok()
     }
 
+    /// A full reading: the quick one plus memory clock, temperature and power.
     pub fn sample(&self) -> Option<ClockSample> {
         let dev = self.device.as_ref()?;
         Some(ClockSample {
-            sm_mhz: dev.clock_info(Clock::SM).ok()?,
             mem_mhz: dev.clock_info(Clock::Memory).unwrap_or(0),
             temp_c: dev.temperature(TemperatureSensor::Gpu).unwrap_or(0),
             power_w: dev
                 .power_usage()
                 .map(|mw| mw as f64 / 1000.0)
                 .unwrap_or(0.0),
-            reasons: dev
-                .current_throttle_reasons()
-                .map(|r| r.bits())
-                .unwrap_or(0),
+            ..self.quick_sample()?
         })
     }
 

@@ -117,8 +117,6 @@ pub struct Measurement {
     pub clean_samples: usize,
     pub throttled_fraction: f64,
     pub status: SampleStatus,
-    /// Times the GPU rested because it was capped.
-    pub rests: usize,
     pub cache: CacheMode,
     pub timing: TimingMode,
     /// Buffer sets rotated through (1 when hot).
@@ -207,7 +205,6 @@ pub fn measure_group(
     let mut dropped = 0usize;
     let started = Instant::now();
     let mut rested = Duration::ZERO;
-    let mut rests = 0usize;
     // The time budget counts sampling, not rests; a hard cap on the whole keeps a GPU that
     // never leaves its cap from stalling a sweep.
     let per_case_ms =
@@ -246,9 +243,8 @@ pub fn measure_group(
             if let Some(r) = reader.quick_sample() {
                 let (before, after) = readings.add(r);
                 logs.iter_mut().for_each(|l| l.settle(before, after));
-                if judge && readings.capped(&r) && started.elapsed() < wall_cap {
+                if judge && readings.should_rest(&r) && started.elapsed() < wall_cap {
                     rested += rest(gpu, &reader, &mut readings, cases, &sets)?;
-                    rests += 1;
                     last_read = Instant::now();
                 }
             }
@@ -318,7 +314,6 @@ pub fn measure_group(
             clean_samples: logs[i].clean_times().len(),
             throttled_fraction: logs[i].throttled_fraction(),
             status,
-            rests,
             samples_ms: kept,
             cache: cfg.cache,
             timing: cfg.timing,

@@ -147,7 +147,7 @@ impl Readings {
 
     /// A slowdown is active, or the clock is below the clean band while the GPU works:
     /// time to rest.
-    pub fn capped(&self, s: &ClockSample) -> bool {
+    pub fn should_rest(&self, s: &ClockSample) -> bool {
         self.rule.is_some_and(|r| !r.clean(s))
     }
 }
@@ -233,9 +233,11 @@ mod tests {
         let mut r = Readings::new(None);
         assert!(!r.judged());
         assert_eq!(r.add(reading(1980, false)), (false, false));
-        assert!(!r.capped(&reading(1980, true)));
+        assert!(!r.should_rest(&reading(1980, true)));
         let judged = Readings::new(Some(ThrottleRule::new(1980)));
-        assert!(judged.capped(&reading(1980, true)) && judged.capped(&reading(1700, false)));
-        assert!(!judged.capped(&reading(1980, false)));
+        assert!(
+            judged.should_rest(&reading(1980, true)) && judged.should_rest(&reading(1700, false))
+        );
+        assert!(!judged.should_rest(&reading(1980, false)));
     }
 }
