@@ -109,7 +109,7 @@ def ncu_range_median_ms(family, impl, shape, calls=15):
     replay around each of `calls` single launches of the tool's probe-case (cold)."""
     ncu = os.environ.get("ROOFLINE_NCU") or shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
     cmd = [
-        ncu, "--replay-mode", "range", "--profile-from-start", "off", "--cache-control", "all",
+        ncu, "--replay-mode", "range", "--cache-control", "all",
         "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--csv", "--page",
         "raw", "--print-units", "base",
         TOOL, "probe-case", family, *shape, "--impl", impl, "--case", "0", "--repeat", str(calls),

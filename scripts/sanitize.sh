@@ -2,7 +2,8 @@
 # compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over every registered kernel
 # family and every variant of ours, at the family's own small check shapes (from
 # `roofline list --json`), plus hand-picked runs for paths that open only at larger shapes, on
-# the GPU machine (no cargo there: it runs the bundle, see scripts/bundle.sh). Only our
+# the GPU machine (no cargo there: it runs the bundle, see scripts/bundle.sh), and the example
+# user kernels and plugin beside ours. Only our
 # implementations are launched (the family's our_impls); cuBLAS runs only as the verification
 # reference under memcheck and initcheck (racecheck and synccheck run with --no-verify, so no
 # library kernel is judged there).
@@ -208,6 +209,28 @@ RUNS=(
   "bench gemv --impl ours --variant 19 --m 12 --n 4128 --k 1024"
   "bench gemv --impl ours --variant 19 --m 2 --n 4096 --k 4096"
 )
+
+# The example user kernels (examples/kernels/*.cu, NVRTC) beside ours, and the example plugin:
+# the user path (guard bands, the check after timing) must be clean too. One process per run
+# (ROOFLINE_SUPERVISE=0: no child process for the sanitizer to follow).
+export ROOFLINE_SUPERVISE=0
+for f in examples/kernels/*.cu; do
+  fam=$(sed -n 's|^// roofline: family = ||p' "$f" | head -1)
+  case $fam in
+    hgemm | gemm_bias_gelu) shape="--m 100 --n 136 --k 72" ;;
+    gemv) shape="--m 3 --n 1000 --k 300" ;;
+    layernorm | add_rmsnorm) shape="--rows 5 --hidden 1030" ;;
+    copy) shape="--bytes 100003" ;;
+    *) shape="--elems 10007" ;;
+  esac
+  ours=$("$B" list --json | python3 -c '
+import json, sys
+print({f["name"]: f["our_impls"][0] for f in json.load(sys.stdin)}[sys.argv[1]])' "$fam")
+  RUNS+=("bench $fam --impl $ours,user --kernel-file $f $shape")
+done
+PLUGINS="${ROOFLINE_PLUGIN_DIR:-$(dirname "$B")/plugins}"
+[ -f "$PLUGINS/libgemv_plugin.so" ] &&
+  RUNS+=("bench gemv --impl ours,user --plugin $PLUGINS/libgemv_plugin.so --m 3 --n 1000 --k 300")
 
 if [ -n "${SANITIZE_FILTER:-}" ]; then
   kept=()

@@ -220,10 +220,15 @@ pub fn print_vs_plain(records: &[Record]) {
         .iter()
         .filter(|r| r.kernel == "gemm_bias_gelu" && (r.impl_ == "ours" || r.impl_ == "unfused"))
     {
+        // The fused kernel's own plain twin; the unfused pair's variant already is an HGEMM one.
+        let twin = match (r.impl_.as_str(), r.variant.parse::<u32>()) {
+            ("ours", Ok(v)) => crate::kernels::gemm_gelu::plain_variant(v).to_string(),
+            _ => r.variant.clone(),
+        };
         if let Some(plain) = records.iter().find(|l| {
             l.kernel == "hgemm"
                 && l.impl_ == "ours"
-                && l.variant == r.variant
+                && l.variant == twin
                 && l.shape == r.shape
                 && l.cache == r.cache
                 && l.timing == r.timing

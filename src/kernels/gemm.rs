@@ -164,6 +164,9 @@ impl BenchCase for HgemmCase {
             None => launch_hgemm(gpu, self.variant, &self.sets[set], m, n, k),
         }
     }
+    fn reseed(&mut self, seed: u64) -> u64 {
+        std::mem::replace(&mut self.seed, seed)
+    }
     fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
         if self.sets.is_empty() {
             self.prepare(gpu, 1)?;
