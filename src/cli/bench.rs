@@ -213,16 +213,21 @@ pub fn print_vs_read(records: &[Record]) {
     }
 }
 
-/// Prints each of our GEMM+GELU records' time over our plain GEMM of the same variant, shape,
-/// cache and timing (as `bench gemm-gelu --impl plain` adds): what the epilogue costs.
+/// Prints each of our GEMM+GELU records' time over its plain twin's (the HGEMM variant whose
+/// kernels it runs) at the same shape, cache and timing (as `bench gemm-gelu --impl plain`
+/// adds): what the epilogue costs.
 pub fn print_vs_plain(records: &[Record]) {
     for r in records
         .iter()
         .filter(|r| r.kernel == "gemm_bias_gelu" && (r.impl_ == "ours" || r.impl_ == "unfused"))
     {
         // The fused kernel's own plain twin; the unfused pair's variant already is an HGEMM one.
-        let twin = match (r.impl_.as_str(), r.variant.parse::<u32>()) {
-            ("ours", Ok(v)) => crate::kernels::gemm_gelu::plain_variant(v).to_string(),
+        let fused_v = r
+            .variant
+            .strip_prefix('v')
+            .and_then(|v| v.parse::<u32>().ok());
+        let twin = match (r.impl_.as_str(), fused_v) {
+            ("ours", Some(v)) => format!("v{}", crate::kernels::gemm_gelu::plain_variant(v)),
             _ => r.variant.clone(),
         };
         if let Some(plain) = records.iter().find(|l| {
