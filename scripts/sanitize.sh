@@ -146,6 +146,23 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused,unfused --variant 4 --m 2048 --n 2048 --k 256"
   "bench gemm_bias_gelu --impl fused --variant 4 --m 2048 --n 2048 --k 512"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 4 --m 2048 --n 2048 --k 256"
+  # GEMM+bias+residual (one functor, every path reads R at its row and column): v1's parked
+  # tile, split-K (4 and 8 warps), register slabs (one row, 2..8 rows), TMA slabs (2 and 4
+  # m-tiles; K = 8), the generic tiles (N odd); v2's wgmma tile; v3's few-row tile split 4 and
+  # unsplit; v4's lean loop
+  "bench gemm_residual --impl ours --variant 1 --m 2000 --n 1928 --k 72"
+  "bench gemm_residual --impl ours --variant 1 --m 256 --n 2048 --k 2048"
+  "bench gemm_residual --impl ours --variant 1 --m 500 --n 2040 --k 2056"
+  "bench gemm_residual --impl ours --variant 1 --m 1 --n 8200 --k 130"
+  "bench gemm_residual --impl ours --variant 1 --m 6 --n 4104 --k 1040"
+  "bench gemm_residual --impl ours --variant 1 --m 17 --n 2560 --k 2048"
+  "bench gemm_residual --impl ours --variant 1 --m 64 --n 2560 --k 2048"
+  "bench gemm_residual --impl ours --variant 1 --m 16 --n 4104 --k 8"
+  "bench gemm_residual --impl ours --variant 1 --m 129 --n 263 --k 72"
+  "bench gemm_residual --impl ours --variant 2 --m 200 --n 4096 --k 1096"
+  "bench gemm_residual --impl ours --variant 3 --m 40 --n 1096 --k 2056"
+  "bench gemm_residual --impl ours --variant 3 --m 64 --n 8200 --k 160"
+  "bench gemm_residual --impl ours --variant 4 --m 2048 --n 2048 --k 256"
   # the paths that only open at larger shapes: GEMV v8's tensor-core slabs and v9's W-as-A
   # slabs, each without and with the cluster of 2
   "bench gemv --impl ours --variant 8 --m 12 --n 8200 --k 999"

@@ -157,6 +157,8 @@ bad_input! {
     gemm_gelu_n_negative: ["bench", "gemm-gelu", "--n", "-1"] => ["--n"];
     gemm_gelu_k_garbage: ["bench", "gemm-gelu", "--k", "x"] => ["--k", "not a whole number"];
     gemm_gelu_n_above_2_31: ["bench", "gemm-gelu", "--n", "4294967296"] => ["--n", "32 bits"];
+    gemm_residual_k_zero: ["bench", "gemm-residual", "--k", "0"] => ["--k", "at least 1"];
+    gemm_residual_rows_flag: ["bench", "gemm-residual", "--rows", "4"] => ["--rows", "gemm_residual", "--m --n --k"];
     gemv_m_zero: ["bench", "gemv", "--m", "0"] => ["--m", "at least 1"];
     gemv_n_garbage: ["bench", "gemv", "--n", "4k"] => ["--n", "not a whole number"];
     gemv_k_negative: ["bench", "gemv", "--k", "-4096"] => ["--k"];
@@ -183,6 +185,9 @@ bad_input! {
     shape_flag_of_another_family: ["bench", "relu", "--m", "4"] => ["--m", "relu", "--elems"];
     rows_flag_on_a_gemm: ["bench", "hgemm", "--rows", "4"] => ["--rows", "--m --n --k"];
     gelu_on_a_family_without_one: ["bench", "relu", "--gelu", "erf"] => ["--gelu", "relu"];
+    gelu_on_the_residual_epilogue: ["bench", "gemm-residual", "--gelu", "erf"] => ["--gelu", "gemm_residual"];
+    gemm_residual_impl_unknown: ["bench", "gemm-residual", "--impl", "fused"] => ["--impl", "fused", "ours", "plain", "cublaslt"];
+    gemm_residual_variant_v99: ["bench", "gemm_residual", "--variant", "v99"] => ["variant", "v99", "v4"];
     impl_of_another_family: ["bench", "layernorm", "--impl", "cublas"] => ["--impl", "cublas", "ours"];
     add_rmsnorm_rows_zero: ["bench", "add_rmsnorm", "--rows", "0"] => ["--rows", "at least 1"];
     add_rmsnorm_variant_v99: ["bench", "add_rmsnorm", "--variant", "v99"] => ["variant", "v99", "v1"];
@@ -271,6 +276,8 @@ fn out_into_a_missing_folder() {
         "gemm",
         "gemm_bias_gelu",
         "gemm-gelu",
+        "gemm_residual",
+        "gemm-residual",
         "gemv",
         "relu",
         "gelu",
@@ -438,6 +445,7 @@ fn list_json_names_every_family_and_bench_and_check_take_each() {
         "copy",
         "hgemm",
         "gemm_bias_gelu",
+        "gemm_residual",
         "gemv",
         "relu",
         "gelu",

@@ -5,6 +5,5 @@
 
 int rl_wgmma_rows_launch(const half *A, const half *B, half *C, int M, int N, int K, SlabEpi epi,
                          cudaStream_t stream, bool *launched) {
-  return rlg::launch_wgmma_rows(A, B, C, M, N, K, rlg::WrRuntimeEpi{epi.bias, epi.gelu}, stream,
-                                launched);
+  return rlg::launch_wgmma_rows(A, B, C, M, N, K, rlg::WrRuntimeEpi{epi}, stream, launched);
 }

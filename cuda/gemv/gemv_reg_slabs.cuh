@@ -132,7 +132,7 @@ __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, in
     for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
       const int m = e / kTileN, col = n0 + e % kTileN;
       if (m < M && col < N)
-        y[(size_t)m * N + col] = __float2half_rn(epi(part[e] + recv[e - lo], col));
+        y[(size_t)m * N + col] = __float2half_rn(epi(part[e] + recv[e - lo], m, col));
     }
 #else
     __trap();  // never launched: the host only uses clusters on sm_90
@@ -141,7 +141,7 @@ __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, in
     __syncthreads();
     for (int e = threadIdx.x; e < EL; e += THREADS) {
       const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e], col));
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e], m, col));
     }
   } else {
 #if __CUDA_ARCH__ >= 900
@@ -152,7 +152,7 @@ __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, in
     const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
     for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
       const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(p0[e] + p1[e], col));
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(p0[e] + p1[e], m, col));
     }
     cluster.sync();  // the peer may still be reading this block's part[]
 #else

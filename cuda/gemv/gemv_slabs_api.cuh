@@ -16,11 +16,16 @@
 
 #include "gelu.cuh"
 
-// What the slab kernels apply to each fp32 result before the one rounding to fp16:
-// y = act(v + bias[col]); bias null: no bias; gelu -1: no activation, else rl_gelu_fused's kind.
+// What the slab kernels apply to each fp32 result y[row, col] before the one rounding to fp16:
+// y = act(v + bias[col]) + residual[row * ld + col]; bias null: no bias; gelu -1: no
+// activation, else rl_gelu_fused's kind; residual null: no residual (else ld elements a row).
+// The run-time form of the GEMM family's epilogue contract (gemm/epilogue.cuh), so it too
+// takes the output's row and column.
 struct SlabEpi {
   const __half *bias;
   int gelu;
+  const __half *residual;
+  int ld;
 
   // At kernel start: pulls the bias of columns [col0, col0 + 64) into L2, so that the loads
   // at the store, after the last sum, do not wait for HBM. (Holding the value in a register
@@ -30,16 +35,24 @@ struct SlabEpi {
     const int col = col0 + 63 * threadIdx.x;  // first and last column: at most two lines
     if (col < N) asm volatile("prefetch.global.L2 [%0];" ::"l"(bias + col));
   }
-  __device__ __forceinline__ float operator()(float v, int col) const {
+  __device__ __forceinline__ float operator()(float v, int row, int col) const {
     if (bias != nullptr) v += __half2float(bias[col]);
-    return act(v);
+    return after_bias(v, row, col);
+  }
+  // What follows the bias: the activation, then the residual.
+  __device__ __forceinline__ float after_bias(float v, int row, int col) const {
+    return plus_residual(act(v), row, col);
+  }
+  __device__ __forceinline__ float plus_residual(float v, int row, int col) const {
+    if (residual != nullptr) v += __half2float(residual[static_cast<size_t>(row) * ld + col]);
+    return v;
   }
   __device__ __forceinline__ float act(float v) const {  // the activation alone
     return gelu < 0 ? v : rl_gelu_fused(v, gelu);
   }
 };
 
-constexpr SlabEpi kSlabNoEpi = {nullptr, -1};
+constexpr SlabEpi kSlabNoEpi = {nullptr, -1, nullptr, 0};
 
 // The register slabs at M <= 16 (N % 8 == 0, 16-byte aligned W, a slab grid of half to one
 // wave): one row on the one-row slab, 2..8 rows in GEMV v14's loop order where K % 16 == 0 and

@@ -8,9 +8,9 @@ struct SlabEpiAt {
   SlabEpi epi;
   const __half *bias_s;
   int n0;
-  __device__ __forceinline__ float operator()(float v, int col) const {
-    if (bias_s != nullptr) return epi.act(v + __half2float(bias_s[col - n0]));
-    return epi(v, col);
+  __device__ __forceinline__ float operator()(float v, int row, int col) const {
+    if (bias_s != nullptr) return epi.after_bias(v + __half2float(bias_s[col - n0]), row, col);
+    return epi(v, row, col);
   }
 };
 

@@ -14,6 +14,7 @@ use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
+use crate::verify::reference::Epilogue;
 use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
@@ -188,7 +189,7 @@ impl BenchCase for GemvCase {
         let s = &self.sets[0];
         let reference = super::gemm::cublas_reference(gpu, &s.x, &s.w, m, n, k)?;
         gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
-        let cpu = check::check_against_cpu(gpu, &s.x, &s.w, &s.y, None, m, n, k)?;
+        let cpu = check::check_against_cpu(gpu, &s.x, &s.w, &s.y, Epilogue::Plain, m, n, k)?;
         if let GemvImpl::Cublas = self.imp {
             return Ok(cpu);
         }
