@@ -108,7 +108,7 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused --variant 1 --m 500 --n 2040 --k 2056"
   "bench gemm_bias_gelu --impl fused --variant 1 --m 500 --n 2040 --k 2056 --gelu erf"
   # HGEMM v8 / fused v1: the GEMV's slabs with the epilogue at their store. Register slabs: one
-  # row direct, W-as-A in a cluster, 16-row groups, 2..8 rows in GEMV v14's loop (in a cluster
+  # row direct, W-as-A in a cluster, 16-row groups, 2..8 rows in GEMV v10's loop (in a cluster
   # and without). TMA slabs (9..64 rows, N and K multiples of 8): 2 m-tiles in a cluster, 3 in
   # a cluster with a partial slab and stage, 4 without a cluster (the last slab 8 columns wide:
   # a 16-byte bias copy), 1 m-tile with K = 8 in a cluster (a CTA without stages still copies
@@ -163,68 +163,69 @@ RUNS=(
   "bench gemm_residual --impl ours --variant 3 --m 40 --n 1096 --k 2056"
   "bench gemm_residual --impl ours --variant 3 --m 64 --n 8200 --k 160"
   "bench gemm_residual --impl ours --variant 4 --m 2048 --n 2048 --k 256"
-  # the paths that only open at larger shapes: GEMV v8's tensor-core slabs and v9's W-as-A
+  # the paths that only open at larger shapes: GEMV v5's tensor-core slabs and v6's W-as-A
   # slabs, each without and with the cluster of 2
-  "bench gemv --impl ours --variant 8 --m 12 --n 8200 --k 999"
-  "bench gemv --impl ours --variant 8 --m 3 --n 4104 --k 1000"
-  "bench gemv --impl ours --variant 9 --m 3 --n 8200 --k 999"
-  "bench gemv --impl ours --variant 9 --m 5 --n 4104 --k 4095"
-  # GEMV v12's TMA slabs (1 m-tile) with a partial stage, and with K = 8 in a cluster (a CTA
+  "bench gemv --impl ours --variant 5 --m 12 --n 8200 --k 999"
+  "bench gemv --impl ours --variant 5 --m 3 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 6 --m 3 --n 8200 --k 999"
+  "bench gemv --impl ours --variant 6 --m 5 --n 4104 --k 4095"
+  # GEMV v7's lean loop (K % 16 == 0): 2..8 and 9..16 rows, without and with the cluster, with
+  # the rolling ring (fewer than 4 batches per warp) and the batches (16 / 12 groups per warp:
+  # the branch-free steady state)
+  "bench gemv --impl ours --variant 7 --m 3 --n 8200 --k 1040"
+  "bench gemv --impl ours --variant 7 --m 6 --n 4104 --k 1040"
+  "bench gemv --impl ours --variant 7 --m 12 --n 8200 --k 1024"
+  "bench gemv --impl ours --variant 7 --m 11 --n 4104 --k 1024"
+  "bench gemv --impl ours --variant 7 --m 3 --n 8200 --k 4096"
+  "bench gemv --impl ours --variant 7 --m 12 --n 8200 --k 3072"
+  # GEMV v8's TMA slabs (1 m-tile) with a partial stage, and with K = 8 in a cluster (a CTA
   # without stages)
-  "bench gemv --impl ours --variant 12 --m 9 --n 8192 --k 136"
-  "bench gemv --impl ours --variant 12 --m 16 --n 4104 --k 8"
-  # GEMV v10's lean loop (K % 16 == 0): 2..8 and 9..16 rows, without and with the cluster;
-  # v11's batches (16 / 12 groups per warp: the branch-free steady state)
-  "bench gemv --impl ours --variant 10 --m 3 --n 8200 --k 1040"
-  "bench gemv --impl ours --variant 10 --m 6 --n 4104 --k 1040"
-  "bench gemv --impl ours --variant 10 --m 12 --n 8200 --k 1024"
-  "bench gemv --impl ours --variant 10 --m 11 --n 4104 --k 1024"
-  "bench gemv --impl ours --variant 11 --m 3 --n 8200 --k 4096"
-  "bench gemv --impl ours --variant 11 --m 12 --n 8200 --k 3072"
-  # GEMV v13: the clusters push their partial sums (slab_store_tile's PUSH), in every pushing
-  # kernel: one row, v11's 2..8 rows, the TMA slab (1 m-tile; K = 8: a CTA without stages),
-  # v9's slabs (odd K, the fallback)
-  "bench gemv --impl ours --variant 13 --m 1 --n 4104 --k 1000"
-  "bench gemv --impl ours --variant 13 --m 6 --n 4104 --k 1040"
-  "bench gemv --impl ours --variant 13 --m 16 --n 4104 --k 8"
-  "bench gemv --impl ours --variant 13 --m 12 --n 4104 --k 1000"
-  "bench gemv --impl ours --variant 13 --m 5 --n 4104 --k 4095"
-  # GEMV v14: v11's 2..8-row kernel in the one-row slab's loop order, without a cluster (129
+  "bench gemv --impl ours --variant 8 --m 9 --n 8192 --k 136"
+  "bench gemv --impl ours --variant 8 --m 16 --n 4104 --k 8"
+  # GEMV v9: the clusters push their partial sums (slab_store_tile's PUSH), in every pushing
+  # kernel: one row, v7's 2..8 rows, the TMA slab (1 m-tile; K = 8: a CTA without stages),
+  # v6's slabs (odd K, the fallback)
+  "bench gemv --impl ours --variant 9 --m 1 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 9 --m 6 --n 4104 --k 1040"
+  "bench gemv --impl ours --variant 9 --m 16 --n 4104 --k 8"
+  "bench gemv --impl ours --variant 9 --m 12 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 9 --m 5 --n 4104 --k 4095"
+  # GEMV v10: v7's 2..8-row kernel in the one-row slab's loop order, without a cluster (129
   # slabs, 65 groups: warps with 4 and 5, the odd one multiplied after the loop) and in a
   # pushing cluster (65 slabs, the last one partial)
-  "bench gemv --impl ours --variant 14 --m 7 --n 8200 --k 1040"
-  "bench gemv --impl ours --variant 14 --m 3 --n 4104 --k 1040"
-  # GEMV v15 (the form HGEMM v8 runs): the clusters' sums sent by st.async onto the peer's
+  "bench gemv --impl ours --variant 10 --m 7 --n 8200 --k 1040"
+  "bench gemv --impl ours --variant 10 --m 3 --n 4104 --k 1040"
+  # GEMV v11 (the form HGEMM v8 runs): the clusters' sums sent by st.async onto the peer's
   # mbarrier (slab_store_tile's PUSH 2): one row (and, without a cluster, the one-row slab as
-  # v15 launches it) and v14's 2..8-row loop with a partial last slab, the TMA slab (K = 8: a
+  # v11 launches it) and v10's 2..8-row loop with a partial last slab, the TMA slab (K = 8: a
   # CTA without stages; 11 rows, a partial last slab)
-  "bench gemv --impl ours --variant 15 --m 1 --n 4104 --k 1000"
-  "bench gemv --impl ours --variant 15 --m 1 --n 8200 --k 1040"
-  "bench gemv --impl ours --variant 15 --m 6 --n 4104 --k 1040"
-  "bench gemv --impl ours --variant 15 --m 16 --n 4104 --k 8"
-  "bench gemv --impl ours --variant 15 --m 11 --n 4104 --k 1024"
-  # GEMV v16: v14's 2..8-row loop over units of two groups (one 16-byte x load each): in a
+  "bench gemv --impl ours --variant 11 --m 1 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 11 --m 1 --n 8200 --k 1040"
+  "bench gemv --impl ours --variant 11 --m 6 --n 4104 --k 1040"
+  "bench gemv --impl ours --variant 11 --m 16 --n 4104 --k 8"
+  "bench gemv --impl ours --variant 11 --m 11 --n 4104 --k 1024"
+  # GEMV v12: v10's loop over units of two groups (one 16-byte x load each), at 2..8 rows in a
   # pushing cluster (65 slabs, the last one partial; ranks of 16 and 17 units), without a
-  # cluster (129 slabs; warps with 2 and 3 units), one unit in all
-  "bench gemv --impl ours --variant 16 --m 6 --n 4104 --k 1056"
-  "bench gemv --impl ours --variant 16 --m 7 --n 8200 --k 1056"
-  "bench gemv --impl ours --variant 16 --m 3 --n 8192 --k 32"
-  # GEMV v17: that loop at 9..16 rows (two halves of x per W fragment), in a pushing cluster
-  # (65 slabs, the last one partial), without a cluster at 9 rows, one unit in all
-  "bench gemv --impl ours --variant 17 --m 13 --n 4104 --k 1056"
-  "bench gemv --impl ours --variant 17 --m 9 --n 8200 --k 1056"
-  "bench gemv --impl ours --variant 17 --m 16 --n 8192 --k 32"
-  # GEMV v18: 32-column slabs where v17 runs clusters (K % 64 == 0): a partial last slab with
+  # cluster (129 slabs; warps with 2 and 3 units), one unit in all; at 9..16 rows (two halves
+  # of x per W fragment) in a pushing cluster (65 slabs, the last one partial), without a
+  # cluster at 9 rows, one unit in all
+  "bench gemv --impl ours --variant 12 --m 6 --n 4104 --k 1056"
+  "bench gemv --impl ours --variant 12 --m 7 --n 8200 --k 1056"
+  "bench gemv --impl ours --variant 12 --m 3 --n 8192 --k 32"
+  "bench gemv --impl ours --variant 12 --m 13 --n 4104 --k 1056"
+  "bench gemv --impl ours --variant 12 --m 9 --n 8200 --k 1056"
+  "bench gemv --impl ours --variant 12 --m 16 --n 8192 --k 32"
+  # GEMV v13: 32-column slabs where v12 runs clusters (K % 64 == 0): a partial last slab with
   # 17 units, 16 rows over one unit, 2 rows at 4096² (the rows-below-M end)
-  "bench gemv --impl ours --variant 18 --m 5 --n 4104 --k 1088"
-  "bench gemv --impl ours --variant 18 --m 16 --n 4136 --k 64"
-  "bench gemv --impl ours --variant 18 --m 2 --n 4096 --k 4096"
-  # GEMV v19: v18 with the L2 prefetch hint and the one-pass end: the same shapes, and 12 rows
+  "bench gemv --impl ours --variant 13 --m 5 --n 4104 --k 1088"
+  "bench gemv --impl ours --variant 13 --m 16 --n 4136 --k 64"
+  "bench gemv --impl ours --variant 13 --m 2 --n 4096 --k 4096"
+  # GEMV v14: v13 with the L2 prefetch hint and the one-pass end: the same shapes, and 12 rows
   # (rows past M in the second half of x)
-  "bench gemv --impl ours --variant 19 --m 5 --n 4104 --k 1088"
-  "bench gemv --impl ours --variant 19 --m 16 --n 4136 --k 64"
-  "bench gemv --impl ours --variant 19 --m 12 --n 4128 --k 1024"
-  "bench gemv --impl ours --variant 19 --m 2 --n 4096 --k 4096"
+  "bench gemv --impl ours --variant 14 --m 5 --n 4104 --k 1088"
+  "bench gemv --impl ours --variant 14 --m 16 --n 4136 --k 64"
+  "bench gemv --impl ours --variant 14 --m 12 --n 4128 --k 1024"
+  "bench gemv --impl ours --variant 14 --m 2 --n 4096 --k 4096"
 )
 
 # The example user kernels (examples/kernels/*.cu, NVRTC) beside ours, and the example plugin:

@@ -55,10 +55,10 @@ struct SlabEpi {
 constexpr SlabEpi kSlabNoEpi = {nullptr, -1, nullptr, 0};
 
 // The register slabs at M <= 16 (N % 8 == 0, 16-byte aligned W, a slab grid of half to one
-// wave): one row on the one-row slab, 2..8 rows in GEMV v14's loop order where K % 16 == 0 and
+// wave): one row on the one-row slab, 2..8 rows in GEMV v10's loop order where K % 16 == 0 and
 // x is 8-byte aligned, else W as the MMA's A operand; 16-row groups above; the (1, 2) clusters
 // send their partial sums by st.async onto the peer's mbarrier, and one row in a cluster
-// stages x first (GEMV v15's forms).
+// stages x first (GEMV v11's forms).
 int rl_gemv_slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K,
                        SlabEpi epi, cudaStream_t stream, bool *launched);
 
