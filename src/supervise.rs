@@ -10,7 +10,8 @@
 //! parent then returns the verdict's exit code at once, leaving the child to the driver.
 //! Any other ending of the child (success, a wrong result, a fault) is passed through as its
 //! exit code. Ctrl-C reaches both processes (one process group): the child handles it as
-//! always (finish the case, save, exit 130) and the parent waits for that.
+//! always (finish the case, save, exit 130) and the parent waits for that; a SIGTERM sent to
+//! the parent alone is passed on to the child.
 
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -43,6 +44,7 @@ pub fn run_child() -> Result<i32> {
         .env(VERDICT_ENV, &verdict)
         .spawn()
         .with_context(|| format!("starting {}", exe.display()))?;
+    forward_sigterm_to(child.id());
     loop {
         if let Some(status) = child
             .try_wait()
@@ -82,6 +84,31 @@ pub fn report_hang(code: i32) {
     unsafe {
         libc::close(1);
         libc::close(2);
+    }
+}
+
+/// The child's pid for the SIGTERM handler (0: none yet).
+static CHILD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+extern "C" fn pass_sigterm(_: libc::c_int) {
+    let pid = CHILD.load(std::sync::atomic::Ordering::Relaxed);
+    if pid > 0 {
+        // SAFETY: kill is async-signal-safe; the pid is our own child's.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+    }
+}
+
+/// A `kill PID` aimed at this process reaches the measuring child too, which would otherwise
+/// go on alone; this process then returns the child's exit (143 for SIGTERM).
+fn forward_sigterm_to(pid: u32) {
+    CHILD.store(pid as i32, std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: installs a handler that only reads an atomic and calls kill, both
+    // async-signal-safe; no other code of this process handles SIGTERM.
+    unsafe {
+        libc::signal(
+            libc::SIGTERM,
+            pass_sigterm as *const () as libc::sighandler_t,
+        );
     }
 }
 
