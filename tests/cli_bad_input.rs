@@ -257,6 +257,10 @@ bad_input! {
     check_random_negative: ["check", "--random=-1"] => ["--random"];
     sweep_bogus_name: ["sweep", "bogus-name"] => ["bogus-name"];
     sweep_missing_name: ["sweep"] => ["<WHICH>"];
+    sweep_max_time_below_min: ["sweep", "llm", "--min-time-ms", "50", "--max-time-ms", "10"] => ["--max-time-ms", "--min-time-ms"];
+    sweep_max_time_below_default_min: ["sweep", "llm", "--max-time-ms", "5"] => ["--max-time-ms", "--min-time-ms"];
+    sweep_min_time_negative: ["sweep", "square", "--min-time-ms=-1"] => ["--min-time-ms"];
+    sweep_max_time_nan: ["sweep", "llm", "--max-time-ms", "nan"] => ["--max-time-ms"];
     compare_threshold_negative: ["compare", FIXTURE, FIXTURE, "--threshold", "-1"] => ["--threshold"];
     compare_threshold_negative_eq: ["compare", FIXTURE, FIXTURE, "--threshold=-1"] => ["--threshold"];
     compare_threshold_nan: ["compare", FIXTURE, FIXTURE, "--threshold", "nan"] => ["--threshold"];
@@ -558,23 +562,30 @@ fn compare_flags_a_50_percent_slowdown() {
 }
 
 #[test]
-fn plot_writes_the_roofline_chart() {
-    let dir = tempfile::tempdir().unwrap();
-    let charts = dir.path().join("charts");
-    let fx = fixture();
-    let args = [
-        "plot",
-        fx.to_str().unwrap(),
-        "--out",
-        charts.to_str().unwrap(),
-    ];
-    let r = run(&args);
-    assert_no_panic(&args, &r);
-    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
-    let svg = charts.join("roofline.svg");
-    assert!(svg.is_file(), "no roofline.svg; stdout:\n{}", r.stdout);
-    let text = std::fs::read_to_string(svg).unwrap();
-    assert!(text.contains("<svg"), "roofline.svg is not an SVG");
+fn plot_writes_the_roofline_and_sweep_charts() {
+    let llm = fixture().with_file_name("results_llm.json");
+    for (fx, names) in [
+        (fixture(), &["roofline.svg", "square.svg", "decode.svg"][..]),
+        (llm, &["roofline.svg", "llm.svg"][..]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let charts = dir.path().join("charts");
+        let args = [
+            "plot",
+            fx.to_str().unwrap(),
+            "--out",
+            charts.to_str().unwrap(),
+        ];
+        let r = run(&args);
+        assert_no_panic(&args, &r);
+        assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+        for name in names {
+            let svg = charts.join(name);
+            assert!(svg.is_file(), "no {name}; stdout:\n{}", r.stdout);
+            let text = std::fs::read_to_string(svg).unwrap();
+            assert!(text.contains("<svg"), "{name} is not an SVG");
+        }
+    }
 }
 
 // ---- valid arguments reach the GPU (checked only where no driver exists) ----
@@ -603,6 +614,7 @@ fn valid_arguments_reach_the_gpu() {
         &["bench", "hgemm", "--k", "40"],
         &["check", "--kernel", "hgemm", "--random", "0"],
         &["check", "--kernel", "add_rmsnorm,gelu", "--random", "1"],
+        &["sweep", "llm", "--max-time-ms", "30"],
         &["info"],
     ];
     for args in cases {

@@ -326,7 +326,7 @@ pub const FAMILY: Family = Family {
         }
         Ok(out)
     },
-    sweeps: &["square", "fusion"],
+    sweeps: &["square", "llm", "fusion"],
     elementwise_point: None,
     user_params: &[
         p("const __half* A", Ptr),
