@@ -39,7 +39,7 @@ struct EpiBiasGelu {
   }
 
   bool vec_ok() const { return aligned_to(bias, 16); }
-  SlabEpi slab_epi() const { return {bias, KIND, nullptr, 0}; }
+  SlabEpi slab_epi() const { return {bias, KIND}; }
 };
 
 }  // namespace rlg

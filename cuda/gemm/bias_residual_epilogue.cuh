@@ -3,8 +3,10 @@
 // activation after, both added in fp32 before the one rounding to fp16. Written once to the GEMM
 // family's epilogue contract (gemm/epilogue.cuh), it runs on every M path: the WMMA tiles (VEC:
 // the bias and the residual's row read 16 bytes at a time), the parked and split-K epilogues and
-// both wgmma tiles (apply1, one element at (row, col)), and, through slab_epi(), the GEMV's slabs
-// and the few-row wgmma tile that the plain GEMM shares (SlabEpi's residual).
+// both wgmma tiles (apply, apply1: one element at (row, col)), and, through slab_epi(), the
+// GEMV's slabs (SlabEpiResidual: slab kernels instantiated for the residual alone, so the
+// GEMV's own and the plain GEMM's keep theirs unchanged). The few-row wgmma tile runs the
+// functor itself (its own instantiation, not the shared one: SharesRuntimeForm).
 #pragma once
 #include "gemm/epilogue.cuh"
 
@@ -32,7 +34,7 @@ struct EpiBiasResidual {
   }
 
   bool vec_ok() const { return aligned_to(bias, 16) && aligned_to(residual, 16) && ld % 8 == 0; }
-  SlabEpi slab_epi() const { return {bias, -1, residual, ld}; }
+  SlabEpiResidual slab_epi() const { return {bias, -1, residual, ld}; }
 };
 
 }  // namespace rlg

@@ -32,13 +32,19 @@
 //   __device__ float prep(float operand) const;  the operand as apply and apply1 take it (once
 //     per column where the kernel reuses it across rows).
 // Optional:
-//   SlabEpi slab_epi() const;  (host) the same epilogue as a run-time descriptor (a bias, a
-//     GELU kind and a residual; gemv/gemv_slabs_api.cuh), whose residual is 16-byte aligned
-//     with a row stride of a multiple of 8 wherever vec_ok() holds. The paths that both
-//     families share one instantiation of take it: the GEMV's slab kernels (M <= 64) and the
-//     few-row wgmma tile (17..64 rows). A functor without it still reaches every M: the
-//     few-row tile is built for it, and where the slabs would run, the tiles do
-//     (has_runtime_form below).
+//   SlabEpi slab_epi() const;  (host) the same epilogue as a run-time descriptor for the GEMV's
+//     slab kernels (M <= 64; gemv/gemv_slabs_api.cuh): SlabEpi (a bias and a GELU kind), or
+//     SlabEpiResidual (SlabEpi and a residual, 16-byte aligned with a row stride of a multiple of
+//     8 wherever vec_ok() holds). The residual is a compile-time property of the descriptor's
+//     type: a SlabEpi form runs the one instantiation of each slab kernel that the GEMV itself
+//     and every family share, and the few-row wgmma tile's shared instantiation (17..64 rows,
+//     SharesRuntimeForm below); a SlabEpiResidual form runs slab kernels instantiated for it
+//     alone, and the few-row tile built for the functor. (With the residual in SlabEpi, tested
+//     at run time at every store, the GEMV's own kernels measured ~8% slower at one row.) A
+//     functor without slab_epi() still reaches every M: the few-row tile is built for it, and
+//     where the slabs would run, the tiles do (HasRuntimeForm below). A new run-time form means
+//     new slab instantiations (and a GEMV overload of each slab launcher), never a change to
+//     SlabEpi's: that would change the GEMV's own kernels.
 //   static constexpr int kParkParts;  the fused epilogue's row parts (epilogue_parked.cuh).
 #pragma once
 #include <type_traits>
@@ -135,6 +141,14 @@ template <class Epi, class = void>
 struct HasRuntimeForm : std::false_type {};
 template <class Epi>
 struct HasRuntimeForm<Epi, std::void_t<decltype(std::declval<const Epi &>().slab_epi())>>
+    : std::true_type {};
+// Whether that form is SlabEpi, the one the shared instantiations take (the few-row tile's).
+template <class Epi, class = void>
+struct SharesRuntimeForm : std::false_type {};
+template <class Epi>
+using RuntimeFormOf = decltype(std::declval<const Epi &>().slab_epi());
+template <class Epi>
+struct SharesRuntimeForm<Epi, std::enable_if_t<std::is_same_v<RuntimeFormOf<Epi>, SlabEpi>>>
     : std::true_type {};
 
 // Shared memory after the pipeline's for a functor's column operand (BN halves).

@@ -1,9 +1,10 @@
 // GEMM + bias + residual, C = A.B + bias[N] + R[M x N]: the variant table. The epilogue is one
 // functor (bias_residual_epilogue.cuh) written to the family's contract, with its row and
 // column, and each row of the table runs a step of the HGEMM ladder with it (its plain twin),
-// as GEMM+bias+GELU does: nothing else was written for it, so it is the contract's proof that a
-// new epilogue reaches every M path. Not yet measured on a GPU: no figures, and "best" is the
-// last step by analogy with the fused family.
+// as GEMM+bias+GELU does: no kernel or path was written for it (only its run-time form for the
+// GEMV's slabs, SlabEpiResidual, whose slab kernels are built for it alone), so it is the
+// contract's proof that a new epilogue reaches every M path. Not yet measured on a GPU: no
+// figures, and "best" is the last step by analogy with the fused family.
 //
 // "best" is v4: HGEMM v11's kernels, every M path of them with bias and residual added before
 // the store (the paths by shape: hgemm.cu), the lean loop in the fused family's form (its last
@@ -46,7 +47,7 @@ constexpr Variant kVariants[] = {
     {2, "wgmma_mid_m", "v1 on HGEMM v9: 65..512 rows on the 128x64 wgmma tile", 9,
      with_residual<rlg::launch_wgmma_mid_m<EpiBiasResidual>>},
     {3, "wgmma_few_rows",
-     "v2 on HGEMM v10: 17..64 rows on the few-row wgmma tile (one kernel with the plain GEMM)", 10,
+     "v2 on HGEMM v10: 17..64 rows on the few-row wgmma tile (built for the functor)", 10,
      with_residual<rlg::launch_wgmma_few_rows<EpiBiasResidual>>},
     {4, "lean_loop", "best: v3 on HGEMM v11's lean loop, in the fused family's form", 11,
      with_residual<rlg::launch_lean_loop<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},

@@ -6,7 +6,8 @@
 // at 64 rows. The tile takes its epilogue as the run-time descriptor (WrRuntimeEpi, from
 // epi.slab_epi()), so one instantiation (wgmma_rows_shared.cu) serves the plain GEMM, the
 // unfused pair's GEMM and the fused kernel: in an interleaved run none finds the code colder
-// than the others.
+// than the others. (GEMM+bias+residual, whose run-time form is another type, runs the tile
+// built for its functor.)
 //
 // Measured on the H200 (docs/perf-log.md, HGEMM old v24 and v25; one launch, cold, µs, v9's
 // kernels -> this tile): WR2 17 / 24 / 32 / 48 / 64 x 4096² 20.0 / 18.9 / 19.8 / 22.0 / 23.3 ->
@@ -51,40 +52,24 @@ __host__ __device__ inline int wr_a_rows(int M) { return M >= 64 ? 64 : (M + 7) 
 // The ring, the parked sums and slack to align the ring to 1024 bytes (every split alike).
 constexpr int kWrSmemBytes = kWrStages * kWrStageBytes + kWrPartBytes + 1024;
 
-// The run-time functor: the bias, the GELU and the residual chosen at run time (SlabEpi), so that
-// one instantiation of the tile (wgmma_rows_shared.cu, rl_wgmma_rows_launch) serves the plain GEMM,
-// the unfused pair's GEMM and every fused kernel. With one function per family (old v24) the fused
+// The run-time functor: the bias and the GELU chosen at run time (SlabEpi), so that one
+// instantiation of the tile (wgmma_rows_shared.cu, rl_wgmma_rows_launch) serves the plain GEMM,
+// the unfused pair's GEMM and the fused kernel. With one function per family (old v24) the fused
 // kernel's code was the only one of the fusion sweep's cases that no other case ran, and a launch
 // whose code the SM no longer caches pays for it (probe I1; WO in docs/perf-log.md, HGEMM old v24:
 // fused / plain 1.018- 1.028 with only those two cases interleaved, 1.026-1.037 with the unfused
 // pair beside them). The same values as EpiBiasGelu's forms (rl_bias_gelu_fast): gelu 0 tanh, 1
-// erf, -1 none; bias null: no column operand (the plain GEMM); then SlabEpi's residual.
+// erf, -1 none; bias null: no column operand (the plain GEMM). It reads no operand by row: a
+// functor whose run-time form has one (SlabEpiResidual) gets the tile built for it instead
+// (try_wgmma_few_rows), so the shared tile's store is what it was before the residual existed.
 struct WrRuntimeEpi {
-  static constexpr bool kColOperand = true;   // null at run time for the plain GEMM
-  static constexpr bool kElemOperand = true;  // likewise
+  static constexpr bool kColOperand = true;  // null at run time for the plain GEMM
+  static constexpr bool kElemOperand = false;
   SlabEpi e;
   __host__ __device__ const half *col_operand() const { return e.bias; }
   __device__ __forceinline__ float prep(float b) const { return rl_bias_gelu_prep(b, e.gelu); }
-  __device__ __forceinline__ float apply1(float v, float op, int row, int col) const {
-    return e.plus_residual(rl_bias_gelu_fast(v, op, e.gelu), row, col);
-  }
-  // The residual's row read 16 bytes at a time on VEC (the tile's 16-byte path: the functor
-  // whose slab_epi() this is allowed VEC).
-  template <bool VEC>
-  __device__ __forceinline__ void apply(float (&v)[8], const float (&op)[8], int row, int col0,
-                                        int N) const {
-#pragma unroll
-    for (int i = 0; i < 8; ++i) v[i] = rl_bias_gelu_fast(v[i], op[i], e.gelu);
-    if (e.residual != nullptr) {
-      float r[8];
-      load_operand8<VEC>(e.residual + static_cast<size_t>(row) * e.ld + col0, col0, N, r);
-#pragma unroll
-      for (int i = 0; i < 8; ++i) v[i] += r[i];
-    }
-  }
-  // Whether the store applies it at all (the plain GEMM's has no part).
-  __device__ __forceinline__ bool any() const {
-    return e.bias != nullptr || e.gelu >= 0 || e.residual != nullptr;
+  __device__ __forceinline__ float apply1(float v, float op, int, int) const {
+    return rl_bias_gelu_fast(v, op, e.gelu);
   }
 };
 
@@ -142,10 +127,6 @@ __global__ void __launch_bounds__(kWrThreads, 1)
   constexpr bool kRuntimeOp = std::is_same<Epi, WrRuntimeEpi>::value;
   const bool has_op = Epi::kColOperand && (!kRuntimeOp || epi.col_operand() != nullptr);
   const int op_bytes = has_op ? 2 * min(kWrBN, N - n0) : 0;  // N % 8 == 0: 16 | bytes
-  // Whether the store applies the functor: a compile-time one always, the run-time one when it
-  // has a part (not for the plain GEMM).
-  bool apply_epi = true;
-  if constexpr (kRuntimeOp) apply_epi = epi.any();
   float d[32];
 #pragma unroll
   for (int i = 0; i < 32; ++i) d[i] = 0.0f;
@@ -220,7 +201,18 @@ __global__ void __launch_bounds__(kWrThreads, 1)
       v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
       v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
     }
-    if (apply_epi) {
+    if constexpr (kRuntimeOp) {  // where it has a bias (none: the plain GEMM)
+      if (op_bytes > 0) {
+        const uint4 raw = *reinterpret_cast<const uint4 *>(col_op + col);
+        const __half2 *ops = reinterpret_cast<const __half2 *>(&raw);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float2 f = __half22float2(ops[i]);
+          v[2 * i] = epi.apply1(v[2 * i], epi.prep(f.x), row, n0 + col + 2 * i);
+          v[2 * i + 1] = epi.apply1(v[2 * i + 1], epi.prep(f.y), row, n0 + col + 2 * i + 1);
+        }
+      }
+    } else {  // a compile-time functor, always (its row operand even without a column one)
       float op[8];  // the column operand, prepared; 0 without one
       if (op_bytes > 0) {
         unpack8(*reinterpret_cast<const uint4 *>(col_op + col), op);
@@ -325,9 +317,9 @@ int launch_wgmma_rows(const half *A, const half *B, half *C, int M, int N, int K
 
 }  // namespace rlg
 
-// The tile above with WrRuntimeEpi{epi} (gelu: -1 none, 0 tanh, 1 erf in the fast forms; the
-// residual), instantiated once, in wgmma_rows_shared.cu, for every family; as launch_wgmma_rows
-// otherwise. Returns 0 or a cudaError_t.
+// The tile above with WrRuntimeEpi{epi} (gelu: -1 none, 0 tanh, 1 erf in the fast forms),
+// instantiated once, in wgmma_rows_shared.cu, for the families whose run-time form is SlabEpi;
+// as launch_wgmma_rows otherwise. Returns 0 or a cudaError_t.
 int rl_wgmma_rows_launch(const half *A, const half *B, half *C, int M, int N, int K, SlabEpi epi,
                          cudaStream_t stream, bool *launched);
 
@@ -340,9 +332,9 @@ int try_wgmma_few_rows(const half *A, const half *B, half *C, int M, int N, int 
   *launched = false;
   if (M <= kWrMinRows || M > kWrMaxRows || !vec16_ok(A, B, C, N, K, epi) || !wgmma_capable())
     return 0;
-  if constexpr (HasRuntimeForm<Epi>::value)
+  if constexpr (SharesRuntimeForm<Epi>::value)
     return rl_wgmma_rows_launch(A, B, C, M, N, K, epi.slab_epi(), stream, launched);
-  else  // a functor without a run-time form: the tile built for it
+  else  // no run-time form, or one of its own (a residual): the tile built for the functor
     return launch_wgmma_rows(A, B, C, M, N, K, epi, stream, launched);
 }
 

@@ -91,30 +91,83 @@ static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order"
 
 }  // namespace
 
-int rl_gemv_slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                       SlabEpi epi, cudaStream_t stream, bool *launched) {
+// ---- the GEMM family's slabs (gemv_slabs_api.cuh), for SlabEpi and SlabEpiResidual
+namespace {
+
+// GEMV v11's forms, which the GEMM family's register slabs run, for a launch with a slab plan:
+// what StAsync::launch runs at 1..8 rows and WAsA<kPushStAsync>::launch at 9..16 (v11 at 1..8
+// rows runs no TMA slab, which starts at 9 rows; the HGEMM tries the TMA slabs first). Spelled
+// out here, once for both descriptors, so that the residual's instantiations are only the
+// kernels these forms reach (nine), chosen as the plain GEMM's are.
+template <class Epi>
+cudaError_t gemm_slab_forms(const Rows &r, const Epi &epi) {
+  constexpr int P = kPushStAsync;
+  const bool cl = r.plan() == kSlab1x64Cluster || r.plan() == kSlabMmaCluster;
+  if (r.rows == 1)  // the one-row slab, in a cluster with x staged first (v11)
+    return launch_slab1<P>(r.x, r.W, r.y, r.N, r.K, cl, epi, r.s);
+  if (bucket(r.rows) > 8)  // v5's 16-row slab
+    return cl ? launch_slab_mma<16, true, false, true>(r.x, r.W, r.y, r.rows, r.N, r.K, epi, r.s)
+              : launch_slab_mma<16, false>(r.x, r.W, r.y, r.rows, r.N, r.K, epi, r.s);
+  if (LeanLoop<P>::fits(r))  // v7's lean loop in the one-row slab's order (v10)
+    return cl ? launch_slab_v10<8, true, true, P, true>(r.x, r.W, r.y, r.rows, r.N, r.K, epi,
+                                                        r.s)
+              : launch_slab_v10<8, false, true, kPull, true>(r.x, r.W, r.y, r.rows, r.N, r.K,
+                                                             epi, r.s);
+  // v6's W-as-A slab (odd K, unaligned x)
+  return cl ? launch_slab_mma<8, true, true, true>(r.x, r.W, r.y, r.rows, r.N, r.K, epi, r.s)
+            : launch_slab_mma<8, false, true>(r.x, r.W, r.y, r.rows, r.N, r.K, epi, r.s);
+}
+
+template <class Epi>
+int slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K, const Epi &epi,
+               cudaStream_t stream, bool *launched) {
   *launched = false;
   if (M < 1 || M > kMaxRows || N < 1 || K < 1 || !vector_ok(W, N)) return 0;
-  const Rows r = {x, W, y, nullptr, M, N, K, epi, stream};
+  // The plan's arguments; the descriptor goes beside them (Rows holds the GEMV's SlabEpi).
+  const Rows r = {x, W, y, nullptr, M, N, K, kSlabNoEpi, stream};
   if (r.plan() == kSlabNone) return 0;
   *launched = true;
-  // GEMV v11's forms (the st.async exchange; one row in a cluster stages x first): 2..8 rows in
-  // v10's loop order where it applies, else on v6's W-as-A slab (v11 at 1..8 rows runs no TMA
-  // slab, which starts at 9 rows); 9..16 rows on v5's 16-row slab (the HGEMM tries the TMA
-  // slabs first, rl_gemv_tma_slabs_gemm).
-  return M <= 8 ? StAsync::launch(r) : WAsA<kPushStAsync>::launch(r);
+  return launch_status(gemm_slab_forms(r, epi));
+}
+
+// The HGEMM's limit: a CTA of 4 m-tiles over all 8192 of K is MMA-bound (0.81x cuBLAS at
+// 64x8192x8192 against the WMMA split-K's 0.87x); 3 m-tiles there tie with it, and 4 m-tiles
+// over half of 4096 (a cluster of 2) win (0.87x against 0.80x). So at most 3 x 8192.
+constexpr long long kGemmTmaMaxWork = 3LL * 8192;
+
+template <bool STAGEB, class Epi>
+int tma_slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                   const Epi &epi, cudaStream_t stream, bool *launched) {
+  *launched = false;
+  if (M < kTmaMinRows) return 0;
+  return tma_slab_launch<kPushStAsync, STAGEB>(x, W, y, M, N, K, epi, kGemmTmaMaxWork, stream,
+                                               launched);
+}
+
+}  // namespace
+
+int rl_gemv_slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                       SlabEpi epi, cudaStream_t stream, bool *launched) {
+  return slabs_gemm(x, W, y, M, N, K, epi, stream, launched);
+}
+
+int rl_gemv_slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                       SlabEpiResidual epi, cudaStream_t stream, bool *launched) {
+  return slabs_gemm(x, W, y, M, N, K, epi, stream, launched);
 }
 
 int rl_gemv_tma_slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K,
                            SlabEpi epi, bool stage_bias, cudaStream_t stream, bool *launched) {
-  // The HGEMM's limit: a CTA of 4 m-tiles over all 8192 of K is MMA-bound (0.81x cuBLAS at
-  // 64x8192x8192 against the WMMA split-K's 0.87x); 3 m-tiles there tie with it, and 4 m-tiles
-  // over half of 4096 (a cluster of 2) win (0.87x against 0.80x). So at most 3 x 8192.
-  constexpr long long kMaxWork = 3LL * 8192;
+  return stage_bias ? tma_slabs_gemm<true>(x, W, y, M, N, K, epi, stream, launched)
+                    : tma_slabs_gemm<false>(x, W, y, M, N, K, epi, stream, launched);
+}
+
+int rl_gemv_tma_slabs_gemm(const __half *x, const __half *W, __half *y, int M, int N, int K,
+                           SlabEpiResidual epi, bool stage_bias, cudaStream_t stream,
+                           bool *launched) {
   *launched = false;
-  if (M < kTmaMinRows) return 0;
-  return tma_slab_launch(x, W, y, M, N, K, epi, kMaxWork, kPushStAsync, stage_bias, stream,
-                         launched);
+  if (!stage_bias) return 0;  // only the staged-bias form is built with a residual
+  return tma_slabs_gemm<true>(x, W, y, M, N, K, epi, stream, launched);
 }
 
 extern "C" size_t rl_gemv_workspace_bytes(int variant, int M, int N, int K) {

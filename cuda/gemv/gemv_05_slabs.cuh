@@ -24,11 +24,9 @@ struct Slabs : TensorCores {
       case kSlabNone:
         return TensorCores::launch(r);
       case kSlab1x64:
-        gemv_slab1<false><<<(unsigned)rl_ceil_div(r.N, 64), kSlabThreads, slab1_smem(r.K, 1),
-                            r.s>>>(r.x, r.W, r.y, r.N, r.K, r.epi);
-        return launch_status(cudaSuccess);
       case kSlab1x64Cluster:
-        return launch_status(launch_slab1_cluster(r));
+        return launch_status(launch_slab1<PUSH>(r.x, r.W, r.y, r.N, r.K,
+                                                r.plan() == kSlab1x64Cluster, r.epi, r.s));
       case kSlabMma:
         return launch_status(
             small ? launch_slab_mma<8, false>(r.x, r.W, r.y, r.rows, r.N, r.K, r.epi, r.s)
@@ -45,20 +43,6 @@ struct Slabs : TensorCores {
     return slab_plan(rows, N, K) == kSlabNone ? TensorCores::splits(rows, N, K) : 1;
   }
   static void setup() { slab_setup(); }
-
- private:
-  // The one-row slab in a (1, 2) cluster. With the st.async exchange (v11) and 16-byte x it
-  // stages x before W's first loads (XFAST).
-  static cudaError_t launch_slab1_cluster(const Rows &r) {
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = launch_config(dim3((unsigned)rl_ceil_div(r.N, 64), 2, 1),
-                                                 kSlabThreads, slab1_smem(r.K, 2), 2, r.s, &attr);
-    if constexpr (PUSH == kPushStAsync)
-      if (r.K % 8 == 0 && (uintptr_t)r.x % 16 == 0)
-        return cudaLaunchKernelEx(&cfg, gemv_slab1<true, PUSH, true>, r.x, r.W, r.y, r.N, r.K,
-                                  r.epi);
-    return cudaLaunchKernelEx(&cfg, gemv_slab1<true, PUSH>, r.x, r.W, r.y, r.N, r.K, r.epi);
-  }
 };
 
 }  // namespace

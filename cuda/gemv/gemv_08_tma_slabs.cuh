@@ -20,8 +20,8 @@ struct TmaSlabs : LeanLoop<PUSH> {
   static int launch(const Rows &r) {
     if (r.rows >= kTmaMinRows) {
       bool launched = false;
-      const int st = tma_slab_launch(r.x, r.W, r.y, r.rows, r.N, r.K, r.epi, LLONG_MAX, PUSH,
-                                     false, r.s, &launched);
+      const int st = tma_slab_launch<PUSH, false>(r.x, r.W, r.y, r.rows, r.N, r.K, r.epi,
+                                                  LLONG_MAX, r.s, &launched);
       if (launched) return st;
     }
     return LeanLoop<PUSH>::launch(r);

@@ -196,27 +196,39 @@ SlabPlan slab_plan(int rows, int N, int K) {
   return kSlabNone;
 }
 
-template <int MB, bool CLUSTER, bool WA = false, bool PUSH = false>
+// The launch helpers take the epilogue descriptor as Epi (SlabEpi, or SlabEpiResidual for the
+// residual's own instantiations) and raise their kernel's smem limit once: the GEMV's own
+// kernels have theirs from slab_setup already, before any launch or graph capture; another
+// descriptor's kernels get theirs at their first launch, as the GEMM family's kernels do.
+template <auto *KERNEL>
+cudaError_t slab_smem(int bytes) {
+  return slab_attr<KERNEL>(bytes) ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+template <int MB, bool CLUSTER, bool WA = false, bool PUSH = false, class Epi>
 cudaError_t launch_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                            SlabEpi epi, cudaStream_t s) {
+                            const Epi &epi, cudaStream_t s) {
+  constexpr auto *kernel = &gemv_slab_mma<MB, CLUSTER, WA, PUSH, Epi>;
+  if (const cudaError_t e = slab_smem<kernel>(kSlabMmaSmem<MB>); e != cudaSuccess) return e;
   const bool xvec = K % 4 == 0 && (uintptr_t)x % 8 == 0;
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
                                                kSlabThreads, kSlabMmaSmem<MB>, CLUSTER ? 2 : 1,
                                                s, &attr);
-  return cudaLaunchKernelEx(&cfg, gemv_slab_mma<MB, CLUSTER, WA, PUSH>, x, W, y, M, N, K, xvec,
-                            epi);
+  return cudaLaunchKernelEx(&cfg, kernel, x, W, y, M, N, K, xvec, epi);
 }
 
-template <int MB, bool CLUSTER, bool BATCH, int PUSH = 0, bool TOP = false, bool XP = false>
+template <int MB, bool CLUSTER, bool BATCH, int PUSH = 0, bool TOP = false, bool XP = false,
+          class Epi>
 cudaError_t launch_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                            SlabEpi epi, cudaStream_t s) {
+                            const Epi &epi, cudaStream_t s) {
+  constexpr auto *kernel = &gemv_slab_v10<MB, CLUSTER, BATCH, PUSH, TOP, XP, Epi>;
+  if (const cudaError_t e = slab_smem<kernel>(kSlabMmaSmem<MB>); e != cudaSuccess) return e;
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
                                                kSlabThreads, kSlabMmaSmem<MB>, CLUSTER ? 2 : 1,
                                                s, &attr);
-  return cudaLaunchKernelEx(&cfg, gemv_slab_v10<MB, CLUSTER, BATCH, PUSH, TOP, XP>, x, W, y, M,
-                            N, K, epi);
+  return cudaLaunchKernelEx(&cfg, kernel, x, W, y, M, N, K, epi);
 }
 
 // (1, 2) clusters of the lean loop's (v7's) kernel for 2..8 (small) or 9..16 rows resident at
@@ -238,6 +250,31 @@ int launch_status(cudaError_t e) {
 // one barrier (v9, v10); kPushStAsync: those writes by st.async onto the peer's mbarrier (v11
 // on, and the GEMM family's slabs).
 constexpr int kPull = 0, kPushStores = 1, kPushStAsync = 2;
+
+// A one-row slab kernel over S CTAs per 64 columns (S = 2: in (1, 2) clusters).
+template <auto *KERNEL, class Epi>
+cudaError_t launch_slab1_as(const __half *x, const __half *W, __half *y, int N, int K, int S,
+                            const Epi &epi, cudaStream_t s) {
+  if (const cudaError_t e = slab_smem<KERNEL>(kSlabXSmemMax); e != cudaSuccess) return e;
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config(dim3((unsigned)rl_ceil_div(N, 64), S, 1),
+                                               kSlabThreads, slab1_smem(K, S), S, s, &attr);
+  return cudaLaunchKernelEx(&cfg, KERNEL, x, W, y, N, K, epi);
+}
+
+// The one-row slab (v5): one block per 64 columns, or in (1, 2) clusters exchanging their sums
+// by PUSH; with the st.async exchange (v11) and 16-byte x the cluster's kernel stages x before
+// W's first loads (XFAST).
+template <int PUSH, class Epi>
+cudaError_t launch_slab1(const __half *x, const __half *W, __half *y, int N, int K, bool cluster,
+                         const Epi &epi, cudaStream_t s) {
+  if (!cluster)
+    return launch_slab1_as<&gemv_slab1<false, kPull, false, Epi>>(x, W, y, N, K, 1, epi, s);
+  if constexpr (PUSH == kPushStAsync)
+    if (K % 8 == 0 && (uintptr_t)x % 16 == 0)
+      return launch_slab1_as<&gemv_slab1<true, PUSH, true, Epi>>(x, W, y, N, K, 2, epi, s);
+  return launch_slab1_as<&gemv_slab1<true, PUSH, false, Epi>>(x, W, y, N, K, 2, epi, s);
+}
 
 // One launch of the GEMV: at most kMaxRows rows of x (rl_gemv runs a larger M in chunks of 16
 // rows, one after another on the stream, so they share the workspace). Every step's launcher

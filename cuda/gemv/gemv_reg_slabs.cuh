@@ -2,6 +2,9 @@
 // K (or half of it in a (1, 2) cluster) for 64 columns, W in registers.
 // A part of gemv/gemv_common.cuh, which includes it after the shared constants and the parts
 // before it, whose kernels and helpers it builds on.
+// Every slab kernel takes its epilogue as Epi, a run-time descriptor applied at its store
+// (slab_store_tile): SlabEpi, the GEMV's own and the GEMM's shared one; SlabEpiResidual only in
+// the instantiations that GEMM+bias+residual runs (gemv_slabs_api.cuh).
 namespace {
 
 // ---------------------------------------------------------------- slabs (v5)
@@ -179,9 +182,9 @@ inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
 // column N - 8 instead of a guarded zero (its sums are never stored). x first alone measured
 // 0.1-0.3 us slower in this kernel (C5); with the guard gone too, 0.7 us faster at 4096² (C7;
 // the probe gemv_slab1_parts.cu found the pair on its copy of the kernel, D3).
-template <bool CLUSTER, int PUSH = 0, bool XFAST = false>
+template <bool CLUSTER, int PUSH = 0, bool XFAST = false, class Epi = SlabEpi>
 __global__ void __launch_bounds__(kSlabThreads, 1)
-    gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K, SlabEpi epi) {
+    gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K, Epi epi) {
   constexpr int LPR = kSlabLanesPerRow, COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
   extern __shared__ __align__(16) unsigned char slab_smem[];
   __half *xs = reinterpret_cast<__half *>(slab_smem);
@@ -356,10 +359,10 @@ __device__ __forceinline__ void slab_warps_to_part(const MmaAcc<MB> &acc,
     mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
 }
 
-template <int MB, bool CLUSTER, bool WA = false, int PUSH = 0>
+template <int MB, bool CLUSTER, bool WA = false, int PUSH = 0, class Epi = SlabEpi>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K, bool xvec,
-                  SlabEpi epi) {
+                  Epi epi) {
   static_assert(!WA || MB == 8, "W as the A operand covers up to 8 rows");
   constexpr int JS = 8 * (MB / 4);
   extern __shared__ __align__(16) unsigned char slab_smem[];
@@ -450,10 +453,9 @@ constexpr int kV10Depth = MB == 8 ? 4 : 3;  // groups in flight per warp, within
 // as W's rows and x's match). One x load per two groups instead of one per group, W's loads and
 // the bytes in flight as TOP's. Only for K % 32 == 0 and 16-byte aligned x (the host checks).
 template <int MB, bool CLUSTER, bool BATCH = false, int PUSH = 0, bool TOP = false,
-          bool XP = false>
+          bool XP = false, class Epi = SlabEpi>
 __global__ void __launch_bounds__(kSlabThreads, 1)
-    gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                  SlabEpi epi) {
+    gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K, Epi epi) {
   constexpr bool WA = MB == 8 || XP;  // XP at 16 rows (v12): two halves of x per A fragment
   constexpr int P = kV10Depth<MB>, XR = MB / 8, JS = 8 * (MB / 4);
   extern __shared__ __align__(16) unsigned char slab_smem[];

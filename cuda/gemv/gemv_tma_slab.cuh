@@ -2,10 +2,11 @@
 // shared memory filled by cp.async.bulk.tensor.
 // A part of gemv/gemv_common.cuh, which includes it after the constants and the parts before,
 // whose kernels and helpers it builds on.
-// A SlabEpi whose bias was staged: columns n0 .. n0 + 63 read from bias_s[col - n0] when
-// bias_s is set, else from global memory as SlabEpi does.
+// A descriptor (SlabEpi, SlabEpiResidual) whose bias was staged: columns n0 .. n0 + 63 read
+// from bias_s[col - n0] when bias_s is set, else from global memory as the descriptor does.
+template <class Epi>
 struct SlabEpiAt {
-  SlabEpi epi;
+  Epi epi;
   const __half *bias_s;
   int n0;
   __device__ __forceinline__ float operator()(float v, int row, int col) const {
@@ -64,10 +65,11 @@ constexpr int kTmaSmem = kTmaSmemD<R>(kTmaDepth);
 
 // D: stages in the ring (kTmaDepth in the product; other depths in the probe
 // scripts/device/probes/gemv_tma_depth.cu at 877c669).
-template <int R, bool CLUSTER, int D = kTmaDepth, int PUSH = 0, bool STAGEB = false>
+template <int R, bool CLUSTER, int D = kTmaDepth, int PUSH = 0, bool STAGEB = false,
+          class Epi = SlabEpi>
 __global__ void __launch_bounds__(kTmaThreads, 1)
     gemv_slab_tma(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,
-                  __half *y, int M, int N, int K, SlabEpi epi) {
+                  __half *y, int M, int N, int K, Epi epi) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int WB = kTmaStageK * kTileN * 2, XB = 16 * R * 64 * 2;  // W tile, one x box
   constexpr int JS = 32 * R;
@@ -179,7 +181,7 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
   }
   if (stage_bias) mbar_wait(&bias_bar, 0);
   slab_store_tile<16 * R, CLUSTER, kTmaThreads, PUSH>(
-      part, y, M, N, n0, SlabEpiAt{epi, stage_bias ? bias_s : nullptr, n0},
+      part, y, M, N, n0, SlabEpiAt<Epi>{epi, stage_bias ? bias_s : nullptr, n0},
       reinterpret_cast<float *>(ring + kTmaRingD<R>(D)));
 #else
   __trap();  // never launched: the host uses the TMA slabs on compute capability 9.x only

@@ -290,8 +290,8 @@ pub const FAMILY: Family = Family {
         Dispatch {
             shapes: "every M",
             runs: "HGEMM v11's paths (see hgemm) with bias + residual before the store: the \
-                   slabs and the few-row tile take it as their run-time descriptor (one kernel \
-                   with the plain GEMM), the tiles as a functor",
+                   slabs take it as a run-time descriptor of its own (SlabEpiResidual: slab \
+                   kernels built for it alone), the tiles and the few-row tile as a functor",
             why: "one epilogue functor, written once, on every M path of the plain GEMM",
         },
         Dispatch {
