@@ -99,6 +99,7 @@ impl Default for SweepOpts {
                 min_time_ms: 20.0,
                 max_time_ms: 300.0,
                 target_noise: 0.01,
+                median_precision: 0.002,
             },
             warmup_ms: 10.0,
         }
