@@ -84,11 +84,15 @@ __device__ __forceinline__ void slab_cluster_start() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (PUSH == 2) {
     if (threadIdx.x == 0) {
-      unsigned long long *bar = slab_recv_bar();
-      mbar_init(bar, 1);
+      mbar_init(slab_recv_bar(), 1);
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-      mbar_expect_tx(bar, BYTES);  // the one arrival; the phase ends when BYTES have landed
     }
+    // ptxas issues the init on the uniform datapath, which racecheck attributes to lane 31, and
+    // the arrival below to lane 0: without a warp barrier between them racecheck reports a
+    // (false) intra-warp RAW hazard on the barrier, though the hardware orders the two.
+    __syncwarp();
+    if (threadIdx.x == 0)  // the one arrival; the phase ends when BYTES have landed
+      mbar_expect_tx(slab_recv_bar(), BYTES);
   }
 #endif
   cluster_arrive_relaxed();
