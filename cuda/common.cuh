@@ -21,6 +21,12 @@ static inline __host__ __device__ long long rl_ceil_div(long long a, long long b
 
 static inline cudaStream_t rl_stream(void *s) { return reinterpret_cast<cudaStream_t>(s); }
 
+// Whether [a, a + an) and [b, b + bn) share a byte (a launcher's check of its outputs).
+static inline bool rl_overlap(const void *a, size_t an, const void *b, size_t bn) {
+  const uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
+  return pa < pb + bn && pb < pa + an;
+}
+
 // Number of SMs of the current device, cached once per process (launchers size grids by it).
 int rl_sm_count();
 // Whether the current device has compute capability >= 9.0 (thread-block clusters,

@@ -36,4 +36,11 @@ const char *summary(const Row (&rows)[N], int v) {
   return row != nullptr ? row->summary : nullptr;
 }
 
+// Variant v's plain twin (the GEMM family's epilogue tables: the HGEMM variant it runs), or 0.
+template <class Row, int N>
+int plain_twin(const Row (&rows)[N], int v) {
+  const Row *row = find(rows, v);
+  return row != nullptr ? row->plain_twin : 0;
+}
+
 }  // namespace rl_table

@@ -72,11 +72,15 @@ def main(path):
     o = find("elementwise", "layernorm", "ours", rows=32768, hidden=4096)
     if o:
         row(f"LayerNorm 32768×4096 ({o['variant']})", o, None, f"{100 * o['gbs'] / copy_gbs:.1f}% of HBM copy")
+    o = find("elementwise", "add_rmsnorm", "ours", rows=32768, hidden=4096)
+    if o:
+        row(f"residual add + RMSNorm 32768×4096 ({o['variant']})", o, None,
+            f"{100 * o['gbs'] / copy_gbs:.1f}% of HBM copy")
     o = find("elementwise", "layernorm", "ours", timing="graph", rows=4096, hidden=4096)
     if o:
         row(f"LayerNorm 4096×4096, graph timing ({o['variant']})", o, None, f"{100 * o['gbs'] / copy_gbs:.1f}% of HBM copy")
 
-    print("| measurement (cold L2, one launch unless noted) | median | rate | FLOP/byte | bound | % of attainable | reference | note |")
+    print("| measurement (cold L2, kernel timing unless noted) | median | rate | FLOP/byte | bound | % of attainable | reference | note |")
     print("|---|---:|---:|---:|---|---:|---|---|")
     print("\n".join(rows))
 

@@ -14,8 +14,8 @@ def ceiling(d, name):
 
 
 def finder(recs):
-    """find(experiment, kernel, impl, cache="cold", timing="launch", **shape) -> record or None."""
-    def find(exp, kernel, impl, cache="cold", timing="launch", **shape):
+    """find(experiment, kernel, impl, cache="cold", timing="kernel", **shape) -> record or None."""
+    def find(exp, kernel, impl, cache="cold", timing="kernel", **shape):
         for r in recs:
             if (r["experiment"], r["kernel"], r["impl"], r["cache"], r["timing"]) == (
                     exp, kernel, impl, cache, timing) and all(

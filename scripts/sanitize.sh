@@ -2,7 +2,8 @@
 # compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over every registered kernel
 # family and every variant of ours, at the family's own small check shapes (from
 # `roofline list --json`), plus hand-picked runs for paths that open only at larger shapes, on
-# the GPU machine (no cargo there: it runs the bundle, see scripts/bundle.sh). Only our
+# the GPU machine (no cargo there: it runs the bundle, see scripts/bundle.sh), and the example
+# user kernels and plugin beside ours. Only our
 # implementations are launched (the family's our_impls); cuBLAS runs only as the verification
 # reference under memcheck and initcheck (racecheck and synccheck run with --no-verify, so no
 # library kernel is judged there).
@@ -12,13 +13,16 @@
 #         COMPUTE_SANITIZER   the compute-sanitizer executable (default: searched for)
 #         SANITIZE_TOOLS      subset of tools, e.g. "memcheck racecheck" (default: all four)
 #         SANITIZE_TIMEOUT_S  limit per sanitized run (default 200)
+#         SANITIZE_SHARDS     processes per tool, each taking every Nth run (default 1;
+#                             racecheck, the slowest tool, takes 3x as many: 3 by default)
 #         SANITIZE_FILTER     only the runs whose command line matches this grep -E pattern
 #                             (e.g. "variant 1[34]" after a change to those variants)
 # Output: one log per tool ($OUT/<tool>.log), $OUT/ceilings.log, $OUT/summary.txt; the summary
 #         table (tool, runs, errors, failed runs) is printed last. Exit 1 if any sanitizer
 #         error or failed run, 2 if the tools could not be set up.
-# The four tools run in parallel (one GPU is enough: each process is small), so the whole
-# script takes a few minutes on an H200.
+# The four tools run in parallel (one GPU is enough: each process is small), racecheck in 3
+# shards as it is the slowest: in S33e (one shard each) memcheck, initcheck and synccheck
+# finished 152 runs within 370 s while racecheck had done 86.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck disable=SC1091
@@ -107,7 +111,7 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused --variant 1 --m 500 --n 2040 --k 2056"
   "bench gemm_bias_gelu --impl fused --variant 1 --m 500 --n 2040 --k 2056 --gelu erf"
   # HGEMM v8 / fused v1: the GEMV's slabs with the epilogue at their store. Register slabs: one
-  # row direct, W-as-A in a cluster, 16-row groups, 2..8 rows in GEMV v14's loop (in a cluster
+  # row direct, W-as-A in a cluster, 16-row groups, 2..8 rows in GEMV v10's loop (in a cluster
   # and without). TMA slabs (9..64 rows, N and K multiples of 8): 2 m-tiles in a cluster, 3 in
   # a cluster with a partial slab and stage, 4 without a cluster (the last slab 8 columns wide:
   # a 16-byte bias copy), 1 m-tile with K = 8 in a cluster (a CTA without stages still copies
@@ -153,69 +157,109 @@ RUNS=(
   "bench hgemm --impl ours --variant 12 --m 2056 --n 2056 --k 72"
   "bench gemm_bias_gelu --impl fused,unfused --variant 5 --m 2056 --n 2056 --k 72"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 5 --m 1000 --n 4000 --k 1000"
-  # the paths that only open at larger shapes: GEMV v8's tensor-core slabs and v9's W-as-A
+  # GEMM+bias+residual (one functor, every path reads R at its row and column): v1's parked
+  # tile, split-K (4 and 8 warps), register slabs (one row, 2..8 rows), TMA slabs (2 and 4
+  # m-tiles; K = 8), the generic tiles (N odd); v2's wgmma tile; v3's few-row tile split 4 and
+  # unsplit; v4's lean loop
+  "bench gemm_residual --impl ours --variant 1 --m 2000 --n 1928 --k 72"
+  "bench gemm_residual --impl ours --variant 1 --m 256 --n 2048 --k 2048"
+  "bench gemm_residual --impl ours --variant 1 --m 500 --n 2040 --k 2056"
+  "bench gemm_residual --impl ours --variant 1 --m 1 --n 8200 --k 130"
+  "bench gemm_residual --impl ours --variant 1 --m 6 --n 4104 --k 1040"
+  "bench gemm_residual --impl ours --variant 1 --m 17 --n 2560 --k 2048"
+  "bench gemm_residual --impl ours --variant 1 --m 64 --n 2560 --k 2048"
+  "bench gemm_residual --impl ours --variant 1 --m 16 --n 4104 --k 8"
+  "bench gemm_residual --impl ours --variant 1 --m 129 --n 263 --k 72"
+  "bench gemm_residual --impl ours --variant 2 --m 200 --n 4096 --k 1096"
+  "bench gemm_residual --impl ours --variant 3 --m 40 --n 1096 --k 2056"
+  "bench gemm_residual --impl ours --variant 3 --m 64 --n 8200 --k 160"
+  "bench gemm_residual --impl ours --variant 4 --m 2048 --n 2048 --k 256"
+  # the paths that only open at larger shapes: GEMV v5's tensor-core slabs and v6's W-as-A
   # slabs, each without and with the cluster of 2
-  "bench gemv --impl ours --variant 8 --m 12 --n 8200 --k 999"
-  "bench gemv --impl ours --variant 8 --m 3 --n 4104 --k 1000"
-  "bench gemv --impl ours --variant 9 --m 3 --n 8200 --k 999"
-  "bench gemv --impl ours --variant 9 --m 5 --n 4104 --k 4095"
-  # GEMV v12's TMA slabs (1 m-tile) with a partial stage, and with K = 8 in a cluster (a CTA
+  "bench gemv --impl ours --variant 5 --m 12 --n 8200 --k 999"
+  "bench gemv --impl ours --variant 5 --m 3 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 6 --m 3 --n 8200 --k 999"
+  "bench gemv --impl ours --variant 6 --m 5 --n 4104 --k 4095"
+  # GEMV v7's lean loop (K % 16 == 0): 2..8 and 9..16 rows, without and with the cluster, with
+  # the rolling ring (fewer than 4 batches per warp) and the batches (16 / 12 groups per warp:
+  # the branch-free steady state)
+  "bench gemv --impl ours --variant 7 --m 3 --n 8200 --k 1040"
+  "bench gemv --impl ours --variant 7 --m 6 --n 4104 --k 1040"
+  "bench gemv --impl ours --variant 7 --m 12 --n 8200 --k 1024"
+  "bench gemv --impl ours --variant 7 --m 11 --n 4104 --k 1024"
+  "bench gemv --impl ours --variant 7 --m 3 --n 8200 --k 4096"
+  "bench gemv --impl ours --variant 7 --m 12 --n 8200 --k 3072"
+  # GEMV v8's TMA slabs (1 m-tile) with a partial stage, and with K = 8 in a cluster (a CTA
   # without stages)
-  "bench gemv --impl ours --variant 12 --m 9 --n 8192 --k 136"
-  "bench gemv --impl ours --variant 12 --m 16 --n 4104 --k 8"
-  # GEMV v10's lean loop (K % 16 == 0): 2..8 and 9..16 rows, without and with the cluster;
-  # v11's batches (16 / 12 groups per warp: the branch-free steady state)
-  "bench gemv --impl ours --variant 10 --m 3 --n 8200 --k 1040"
-  "bench gemv --impl ours --variant 10 --m 6 --n 4104 --k 1040"
-  "bench gemv --impl ours --variant 10 --m 12 --n 8200 --k 1024"
-  "bench gemv --impl ours --variant 10 --m 11 --n 4104 --k 1024"
-  "bench gemv --impl ours --variant 11 --m 3 --n 8200 --k 4096"
-  "bench gemv --impl ours --variant 11 --m 12 --n 8200 --k 3072"
-  # GEMV v13: the clusters push their partial sums (slab_store_tile's PUSH), in every pushing
-  # kernel: one row, v11's 2..8 rows, the TMA slab (1 m-tile; K = 8: a CTA without stages),
-  # v9's slabs (odd K, the fallback)
-  "bench gemv --impl ours --variant 13 --m 1 --n 4104 --k 1000"
-  "bench gemv --impl ours --variant 13 --m 6 --n 4104 --k 1040"
-  "bench gemv --impl ours --variant 13 --m 16 --n 4104 --k 8"
-  "bench gemv --impl ours --variant 13 --m 12 --n 4104 --k 1000"
-  "bench gemv --impl ours --variant 13 --m 5 --n 4104 --k 4095"
-  # GEMV v14: v11's 2..8-row kernel in the one-row slab's loop order, without a cluster (129
+  "bench gemv --impl ours --variant 8 --m 9 --n 8192 --k 136"
+  "bench gemv --impl ours --variant 8 --m 16 --n 4104 --k 8"
+  # GEMV v9: the clusters push their partial sums (slab_store_tile's PUSH), in every pushing
+  # kernel: one row, v7's 2..8 rows, the TMA slab (1 m-tile; K = 8: a CTA without stages),
+  # v6's slabs (odd K, the fallback)
+  "bench gemv --impl ours --variant 9 --m 1 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 9 --m 6 --n 4104 --k 1040"
+  "bench gemv --impl ours --variant 9 --m 16 --n 4104 --k 8"
+  "bench gemv --impl ours --variant 9 --m 12 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 9 --m 5 --n 4104 --k 4095"
+  # GEMV v10: v7's 2..8-row kernel in the one-row slab's loop order, without a cluster (129
   # slabs, 65 groups: warps with 4 and 5, the odd one multiplied after the loop) and in a
   # pushing cluster (65 slabs, the last one partial)
-  "bench gemv --impl ours --variant 14 --m 7 --n 8200 --k 1040"
-  "bench gemv --impl ours --variant 14 --m 3 --n 4104 --k 1040"
-  # GEMV v15 (the form HGEMM v8 runs): the clusters' sums sent by st.async onto the peer's
+  "bench gemv --impl ours --variant 10 --m 7 --n 8200 --k 1040"
+  "bench gemv --impl ours --variant 10 --m 3 --n 4104 --k 1040"
+  # GEMV v11 (the form HGEMM v8 runs): the clusters' sums sent by st.async onto the peer's
   # mbarrier (slab_store_tile's PUSH 2): one row (and, without a cluster, the one-row slab as
-  # v15 launches it) and v14's 2..8-row loop with a partial last slab, the TMA slab (K = 8: a
+  # v11 launches it) and v10's 2..8-row loop with a partial last slab, the TMA slab (K = 8: a
   # CTA without stages; 11 rows, a partial last slab)
-  "bench gemv --impl ours --variant 15 --m 1 --n 4104 --k 1000"
-  "bench gemv --impl ours --variant 15 --m 1 --n 8200 --k 1040"
-  "bench gemv --impl ours --variant 15 --m 6 --n 4104 --k 1040"
-  "bench gemv --impl ours --variant 15 --m 16 --n 4104 --k 8"
-  "bench gemv --impl ours --variant 15 --m 11 --n 4104 --k 1024"
-  # GEMV v16: v14's 2..8-row loop over units of two groups (one 16-byte x load each): in a
+  "bench gemv --impl ours --variant 11 --m 1 --n 4104 --k 1000"
+  "bench gemv --impl ours --variant 11 --m 1 --n 8200 --k 1040"
+  "bench gemv --impl ours --variant 11 --m 6 --n 4104 --k 1040"
+  "bench gemv --impl ours --variant 11 --m 16 --n 4104 --k 8"
+  "bench gemv --impl ours --variant 11 --m 11 --n 4104 --k 1024"
+  # GEMV v12: v10's loop over units of two groups (one 16-byte x load each), at 2..8 rows in a
   # pushing cluster (65 slabs, the last one partial; ranks of 16 and 17 units), without a
-  # cluster (129 slabs; warps with 2 and 3 units), one unit in all
-  "bench gemv --impl ours --variant 16 --m 6 --n 4104 --k 1056"
-  "bench gemv --impl ours --variant 16 --m 7 --n 8200 --k 1056"
-  "bench gemv --impl ours --variant 16 --m 3 --n 8192 --k 32"
-  # GEMV v17: that loop at 9..16 rows (two halves of x per W fragment), in a pushing cluster
-  # (65 slabs, the last one partial), without a cluster at 9 rows, one unit in all
-  "bench gemv --impl ours --variant 17 --m 13 --n 4104 --k 1056"
-  "bench gemv --impl ours --variant 17 --m 9 --n 8200 --k 1056"
-  "bench gemv --impl ours --variant 17 --m 16 --n 8192 --k 32"
-  # GEMV v18: 32-column slabs where v17 runs clusters (K % 64 == 0): a partial last slab with
+  # cluster (129 slabs; warps with 2 and 3 units), one unit in all; at 9..16 rows (two halves
+  # of x per W fragment) in a pushing cluster (65 slabs, the last one partial), without a
+  # cluster at 9 rows, one unit in all
+  "bench gemv --impl ours --variant 12 --m 6 --n 4104 --k 1056"
+  "bench gemv --impl ours --variant 12 --m 7 --n 8200 --k 1056"
+  "bench gemv --impl ours --variant 12 --m 3 --n 8192 --k 32"
+  "bench gemv --impl ours --variant 12 --m 13 --n 4104 --k 1056"
+  "bench gemv --impl ours --variant 12 --m 9 --n 8200 --k 1056"
+  "bench gemv --impl ours --variant 12 --m 16 --n 8192 --k 32"
+  # GEMV v13: 32-column slabs where v12 runs clusters (K % 64 == 0): a partial last slab with
   # 17 units, 16 rows over one unit, 2 rows at 4096² (the rows-below-M end)
-  "bench gemv --impl ours --variant 18 --m 5 --n 4104 --k 1088"
-  "bench gemv --impl ours --variant 18 --m 16 --n 4136 --k 64"
-  "bench gemv --impl ours --variant 18 --m 2 --n 4096 --k 4096"
-  # GEMV v19: v18 with the L2 prefetch hint and the one-pass end: the same shapes, and 12 rows
+  "bench gemv --impl ours --variant 13 --m 5 --n 4104 --k 1088"
+  "bench gemv --impl ours --variant 13 --m 16 --n 4136 --k 64"
+  "bench gemv --impl ours --variant 13 --m 2 --n 4096 --k 4096"
+  # GEMV v14: v13 with the L2 prefetch hint and the one-pass end: the same shapes, and 12 rows
   # (rows past M in the second half of x)
-  "bench gemv --impl ours --variant 19 --m 5 --n 4104 --k 1088"
-  "bench gemv --impl ours --variant 19 --m 16 --n 4136 --k 64"
-  "bench gemv --impl ours --variant 19 --m 12 --n 4128 --k 1024"
-  "bench gemv --impl ours --variant 19 --m 2 --n 4096 --k 4096"
+  "bench gemv --impl ours --variant 14 --m 5 --n 4104 --k 1088"
+  "bench gemv --impl ours --variant 14 --m 16 --n 4136 --k 64"
+  "bench gemv --impl ours --variant 14 --m 12 --n 4128 --k 1024"
+  "bench gemv --impl ours --variant 14 --m 2 --n 4096 --k 4096"
 )
+
+# The example user kernels (examples/kernels/*.cu, NVRTC) beside ours, and the example plugin:
+# the user path (guard bands, the check after timing) must be clean too. One process per run
+# (ROOFLINE_SUPERVISE=0: no child process for the sanitizer to follow).
+export ROOFLINE_SUPERVISE=0
+for f in examples/kernels/*.cu; do
+  fam=$(sed -n 's|^// roofline: family = ||p' "$f" | head -1)
+  case $fam in
+    hgemm | gemm_bias_gelu | gemm_residual) shape="--m 100 --n 136 --k 72" ;;
+    gemv) shape="--m 3 --n 1000 --k 300" ;;
+    layernorm | add_rmsnorm) shape="--rows 5 --hidden 1030" ;;
+    copy) shape="--bytes 100002" ;;  # even: whole fp16 elements
+    *) shape="--elems 10007" ;;
+  esac
+  ours=$("$B" list --json | python3 -c '
+import json, sys
+print({f["name"]: f["our_impls"][0] for f in json.load(sys.stdin)}[sys.argv[1]])' "$fam")
+  RUNS+=("bench $fam --impl $ours,user --kernel-file $f $shape")
+done
+PLUGINS="${ROOFLINE_PLUGIN_DIR:-$(dirname "$B")/plugins}"
+[ -f "$PLUGINS/libgemv_plugin.so" ] &&
+  RUNS+=("bench gemv --impl ours,user --plugin $PLUGINS/libgemv_plugin.so --m 3 --n 1000 --k 300")
 
 if [ -n "${SANITIZE_FILTER:-}" ]; then
   kept=()
@@ -229,9 +273,11 @@ fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# One tool over every run, serially; writes $OUT/<tool>.log and $TMP/<tool>.tsv.
+# One tool over its shard of the runs (every $3-th from the $2-th), serially; writes
+# $OUT/<tool>.<shard>.log (joined into $OUT/<tool>.log at the end) and $TMP/<tool>.<shard>.tsv.
 sanitize_tool() {
-  local tool=$1 log="$OUT/$1.log" tsv="$TMP/$1.tsv" extra=() verify=()
+  local tool=$1 shard=$2 shards=$3 extra=() verify=()
+  local log="$OUT/$tool.$shard.log" tsv="$TMP/$tool.$shard.tsv" idx=-1
   case $tool in
     racecheck) extra=(--racecheck-report all); verify=(--no-verify) ;;
     synccheck) verify=(--no-verify) ;;
@@ -239,14 +285,16 @@ sanitize_tool() {
   : >"$log"
   local runs=0 errors=0 failed=0 run rc n t0
   for run in "${RUNS[@]}"; do
+    idx=$((idx + 1))
+    [ $((idx % shards)) -eq "$shard" ] || continue
     runs=$((runs + 1))
     t0=$(date +%s)
     # shellcheck disable=SC2086
     timeout -k 10 "$RUN_TIMEOUT" "$CS" --tool "$tool" --error-exitcode 1 --print-limit 50 \
-      "${extra[@]}" "$B" $run $MIN "${verify[@]}" >"$TMP/$tool.run" 2>&1
+      "${extra[@]}" "$B" $run $MIN "${verify[@]}" >"$TMP/$tool.$shard.run" 2>&1
     rc=$?
     # "ERROR SUMMARY: 3 errors" (racecheck prints it too, beside its hazard summary)
-    n=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$TMP/$tool.run" | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
+    n=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$TMP/$tool.$shard.run" | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
     errors=$((errors + n))
     local verdict=ok
     if [ "$rc" -ne 0 ]; then
@@ -257,7 +305,7 @@ sanitize_tool() {
     fi
     {
       echo "################ $tool: roofline $run $MIN ${verify[*]}"
-      cat "$TMP/$tool.run"
+      cat "$TMP/$tool.$shard.run"
       echo "################ $tool: exit $rc, $n error(s), $(( $(date +%s) - t0 ))s: $verdict"
       echo
     } >>"$log"
@@ -269,10 +317,20 @@ sanitize_tool() {
 start=$(date +%s)
 pids=()
 for tool in $TOOLS; do
-  sanitize_tool "$tool" &
-  pids+=($!)
+  shards=${SANITIZE_SHARDS:-1}
+  [ "$tool" = racecheck ] && shards=$((shards * 3))
+  for ((i = 0; i < shards; i++)); do
+    sanitize_tool "$tool" "$i" "$shards" &
+    pids+=($!)
+  done
 done
 for p in "${pids[@]}"; do wait "$p"; done
+# Each tool's shards joined: one log, one line of counts.
+for tool in $TOOLS; do
+  cat "$OUT/$tool".[0-9]*.log >"$OUT/$tool.log" 2>/dev/null && rm -f "$OUT/$tool".[0-9]*.log
+  cat "$TMP/$tool".*.tsv 2>/dev/null | awk -F'\t' -v t="$tool" \
+    '{r += $2; e += $3; f += $4} END {if (NR) printf "%s\t%d\t%d\t%d\n", t, r, e, f}' >"$TMP/$tool.tsv"
+done
 
 # ---- summary
 status=0

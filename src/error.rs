@@ -66,6 +66,7 @@ pub fn exit_now_if_hung(err: &anyhow::Error) {
         eprintln!("error: {err:#}");
         let _ = std::io::stdout().flush();
         let _ = std::io::stderr().flush();
+        crate::supervise::report_hang(3);
         // SAFETY: _exit ends the process without running atexit handlers, among them the
         // CUDA runtime's teardown, which would wait on the spinning kernel; the OS reclaims
         // the context. Everything worth keeping was written before this call.

@@ -15,6 +15,7 @@ pub mod registry;
 pub mod results;
 pub mod roofline;
 pub mod session;
+pub mod supervise;
 pub mod sweeps;
 pub mod toolkit;
 pub mod user;

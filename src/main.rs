@@ -4,6 +4,8 @@ fn main() {
     let code = match roofline_lab::cli::run() {
         Ok(()) => 0,
         Err(e) => {
+            // A hung kernel's process cannot end normally: this writes the error and leaves.
+            roofline_lab::error::exit_now_if_hung(&e);
             eprintln!("error: {e:#}");
             roofline_lab::error::exit_code_of(&e)
         }

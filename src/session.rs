@@ -10,6 +10,9 @@ use crate::roofline::{place, MeasuredCeilings};
 use anyhow::Result;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Mixed into a case's seed for the inputs of the check after timing.
+const FRESH_INPUTS: u64 = 0x9E37_79B9_7F4A_7C15;
+
 /// Set by the Ctrl-C handler; long runs check it between cases.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Set by the hidden --debug-inject-fault flag.
@@ -111,11 +114,17 @@ impl Session {
             });
         }
         let measured = measure::measure_group(&self.gpu, cases, cfg)?;
-        // A user's kernel is checked again after its timed launches: one that works while
-        // verified and then skips work (or breaks after N calls) fails here.
+        // A user's kernel is checked again after its timed launches, on fresh inputs: one
+        // that works while verified and then skips work, breaks after N calls, or replays a
+        // remembered output fails here.
         for (case, v) in cases.iter_mut().zip(verifications.iter_mut()) {
             if let Some(v) = v.as_mut().filter(|v| v.passed && case.id().impl_ == "user") {
-                let again = case.verify(&self.gpu)?;
+                let seed = case.reseed(0);
+                case.reseed(seed ^ FRESH_INPUTS);
+                case.prepare(&self.gpu, 1)?;
+                let again = case.verify(&self.gpu);
+                case.reseed(seed);
+                let again = again?;
                 if !again.passed {
                     eprintln!(
                         "FAILED verification after timing: {}: {}",

@@ -1,4 +1,5 @@
-//! The article's sweeps as plans of cases: square HGEMM, fusion, decode batch, elementwise.
+//! The article's sweeps as plans of cases: square HGEMM, LLM projection GEMMs, fusion, decode
+//! batch, elementwise.
 //! A plan is built (and sized) before anything runs, so progress has a total and a
 //! Ctrl-C leaves whole records behind.
 
@@ -17,14 +18,16 @@ use indicatif::{ProgressBar, ProgressStyle};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sweep {
     Square,
+    Llm,
     Fusion,
     Decode,
     Elementwise,
 }
 
 impl Sweep {
-    pub const ALL: [Sweep; 4] = [
+    pub const ALL: [Sweep; 5] = [
         Sweep::Square,
+        Sweep::Llm,
         Sweep::Fusion,
         Sweep::Decode,
         Sweep::Elementwise,
@@ -33,11 +36,30 @@ impl Sweep {
     pub fn name(&self) -> &'static str {
         match self {
             Sweep::Square => "square",
+            Sweep::Llm => "llm",
             Sweep::Fusion => "fusion",
             Sweep::Decode => "decode",
             Sweep::Elementwise => "elementwise",
         }
     }
+}
+
+/// The LLM sweep's M (tokens per call: prefill chunks and large batches).
+pub const LLM_MS: [u64; 4] = [256, 1024, 4096, 8192];
+/// The LLM sweep's weights (N, K): the attention and MLP projections of 7-8B models (Llama-2
+/// 7B's 4096 and 11008 both ways, Llama-3 8B's and Mistral 7B's 14336).
+pub const LLM_NKS: [(u64, u64); 4] = [(4096, 4096), (11008, 4096), (4096, 11008), (14336, 4096)];
+
+/// The LLM sweep's shapes (M, N, K), weights outer, M inner; `--quick`: M 1024 and 8192 at
+/// the smallest and the largest weights.
+pub fn llm_shapes(quick: bool) -> Vec<(u64, u64, u64)> {
+    let keep_m = |m: &u64| !quick || [1024, 8192].contains(m);
+    let keep_nk = |nk: &(u64, u64)| !quick || [(4096, 4096), (14336, 4096)].contains(nk);
+    LLM_NKS
+        .iter()
+        .filter(|nk| keep_nk(nk))
+        .flat_map(|&(n, k)| LLM_MS.iter().filter(|m| keep_m(m)).map(move |&m| (m, n, k)))
+        .collect()
 }
 
 /// One case of a plan, with how to time it and (optionally) the labels its record gets.
@@ -77,6 +99,7 @@ impl Default for SweepOpts {
                 min_time_ms: 20.0,
                 max_time_ms: 300.0,
                 target_noise: 0.01,
+                median_precision: 0.002,
             },
             warmup_ms: 10.0,
         }
@@ -118,6 +141,24 @@ fn group_from(plan: &mut [Planned], from: usize) {
     }
 }
 
+/// Our HGEMM `v` and cuBLAS at one shape, timed interleaved as one group: samples the power
+/// cap slows are left out (measure::sampling), so the pair is compared at the same,
+/// unthrottled clocks, whichever of them draws more power.
+fn push_pair_with_cublas(
+    plan: &mut Vec<Planned>,
+    experiment: &'static str,
+    (m, n, k): (u64, u64, u64),
+    v: u32,
+    seed: u64,
+    cfg: MeasureConfig,
+) {
+    let from = plan.len();
+    push(plan, experiment, HgemmCase::new(m, n, k, v, seed), cfg);
+    let cublas = CublasGemmCase::new(m, n, k, Dtype::F16, seed);
+    push(plan, experiment, cublas, cfg);
+    group_from(plan, from);
+}
+
 pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
     let cold = o.cfg(CacheMode::Cold, TimingMode::Kernel);
     let mut p = Vec::new();
@@ -129,24 +170,8 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
             } else {
                 &[128, 256, 512, 1024, 2048, 4096, 8192]
             };
-            // Ours and cuBLAS interleaved per size: samples the power cap slows are left
-            // out (measure::sampling), so the pair is compared at the same, unthrottled
-            // clocks, whichever of them draws more power.
             for &n in sizes {
-                let from = p.len();
-                push(
-                    &mut p,
-                    "square",
-                    HgemmCase::new(n, n, n, best_v, o.seed),
-                    cold,
-                );
-                push(
-                    &mut p,
-                    "square",
-                    CublasGemmCase::new(n, n, n, Dtype::F16, o.seed),
-                    cold,
-                );
-                group_from(&mut p, from);
+                push_pair_with_cublas(&mut p, "square", (n, n, n), best_v, o.seed, cold);
             }
             // The progression v1..vN, each alone, at 4096^3 (the size the targets name; the
             // full report adds 2048^3, where small grids show).
@@ -155,6 +180,13 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
                 for (v, _) in gemm::variants().into_iter().filter(|(v, _)| *v != best_v) {
                     push(&mut p, "square", HgemmCase::new(n, n, n, v, o.seed), cold);
                 }
+            }
+        }
+        Sweep::Llm => {
+            // Ours, whatever "best" is, and cuBLAS at each shape.
+            let best_v = gemm::best();
+            for shape in llm_shapes(o.quick) {
+                push_pair_with_cublas(&mut p, "llm", shape, best_v, o.seed, cold);
             }
         }
         Sweep::Fusion => {
@@ -554,6 +586,81 @@ mod tests {
         }
         assert_eq!(at("4096x4096x4096").len(), gemm::variants().len() + 1);
         assert_eq!(at("8192x8192x8192").len(), 2);
+    }
+
+    #[test]
+    fn llm_pairs_ours_best_with_cublas_at_the_sixteen_shapes() {
+        let full = llm_shapes(false);
+        assert_eq!(full.len(), 16);
+        for m in LLM_MS {
+            for (n, k) in LLM_NKS {
+                assert!(full.contains(&(m, n, k)), "{m}x{n}x{k}");
+            }
+        }
+        let p = plan(Sweep::Llm, &SweepOpts::default());
+        assert_eq!(p.len(), 2 * full.len());
+        let best = format!("v{}", gemm::best());
+        for (pair, &(m, n, k)) in p.chunks(2).zip(&full) {
+            let (ours, lib) = (pair[0].case.id(), pair[1].case.id());
+            // one interleaved group per shape, no other case in it
+            assert!(pair[0].group != 0 && pair[0].group == pair[1].group);
+            assert_eq!(
+                (
+                    ours.kernel.as_str(),
+                    ours.impl_.as_str(),
+                    ours.variant.as_str()
+                ),
+                ("hgemm", "ours", best.as_str())
+            );
+            assert_eq!(
+                (lib.kernel.as_str(), lib.impl_.as_str()),
+                ("hgemm", "cublas")
+            );
+            let want = Shape::Gemm { m, n, k };
+            assert!(ours.shape == want && lib.shape == want, "{}", want.label());
+            assert!(ours.dtype == "fp16" && lib.dtype == "fp16");
+        }
+        let groups: std::collections::BTreeSet<u32> = p.iter().map(|x| x.group).collect();
+        assert_eq!(groups.len(), full.len());
+        // cold L2, kernel timing, the unthrottled figure, recorded as they are
+        assert!(p.iter().all(|x| x.experiment == "llm"
+            && x.cfg.cache == CacheMode::Cold
+            && x.cfg.timing == TimingMode::Kernel
+            && !x.cfg.sustained
+            && x.relabel.is_none()));
+    }
+
+    #[test]
+    fn llm_quick_runs_two_m_at_two_weights() {
+        assert_eq!(
+            llm_shapes(true),
+            [
+                (1024, 4096, 4096),
+                (8192, 4096, 4096),
+                (1024, 14336, 4096),
+                (8192, 14336, 4096)
+            ]
+        );
+        let quick = plan(
+            Sweep::Llm,
+            &SweepOpts {
+                quick: true,
+                ..SweepOpts::default()
+            },
+        );
+        let labels: Vec<(String, String)> = quick
+            .iter()
+            .map(|x| (x.case.id().impl_, x.case.id().shape.label()))
+            .collect();
+        for (m, n, k) in llm_shapes(true) {
+            for imp in ["ours", "cublas"] {
+                let want = (imp.to_string(), format!("{m}x{n}x{k}"));
+                assert!(labels.contains(&want), "{want:?}");
+            }
+        }
+        assert_eq!(quick.len(), 8);
+        // the largest pair fits an H200 many times over (both cases' buffer sets at once)
+        assert!(peak_set_bytes(&quick, 60 << 20) < 4 << 30);
     }
 
     #[test]

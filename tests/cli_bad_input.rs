@@ -157,6 +157,8 @@ bad_input! {
     gemm_gelu_n_negative: ["bench", "gemm-gelu", "--n", "-1"] => ["--n"];
     gemm_gelu_k_garbage: ["bench", "gemm-gelu", "--k", "x"] => ["--k", "not a whole number"];
     gemm_gelu_n_above_2_31: ["bench", "gemm-gelu", "--n", "4294967296"] => ["--n", "32 bits"];
+    gemm_residual_k_zero: ["bench", "gemm-residual", "--k", "0"] => ["--k", "at least 1"];
+    gemm_residual_rows_flag: ["bench", "gemm-residual", "--rows", "4"] => ["--rows", "gemm_residual", "--m --n --k"];
     gemv_m_zero: ["bench", "gemv", "--m", "0"] => ["--m", "at least 1"];
     gemv_n_garbage: ["bench", "gemv", "--n", "4k"] => ["--n", "not a whole number"];
     gemv_k_negative: ["bench", "gemv", "--k", "-4096"] => ["--k"];
@@ -183,6 +185,9 @@ bad_input! {
     shape_flag_of_another_family: ["bench", "relu", "--m", "4"] => ["--m", "relu", "--elems"];
     rows_flag_on_a_gemm: ["bench", "hgemm", "--rows", "4"] => ["--rows", "--m --n --k"];
     gelu_on_a_family_without_one: ["bench", "relu", "--gelu", "erf"] => ["--gelu", "relu"];
+    gelu_on_the_residual_epilogue: ["bench", "gemm-residual", "--gelu", "erf"] => ["--gelu", "gemm_residual"];
+    gemm_residual_impl_unknown: ["bench", "gemm-residual", "--impl", "fused"] => ["--impl", "fused", "ours", "plain", "cublaslt"];
+    gemm_residual_variant_v99: ["bench", "gemm_residual", "--variant", "v99"] => ["variant", "v99", "v4"];
     impl_of_another_family: ["bench", "layernorm", "--impl", "cublas"] => ["--impl", "cublas", "ours"];
     add_rmsnorm_rows_zero: ["bench", "add_rmsnorm", "--rows", "0"] => ["--rows", "at least 1"];
     add_rmsnorm_variant_v99: ["bench", "add_rmsnorm", "--variant", "v99"] => ["variant", "v99", "v1"];
@@ -252,6 +257,10 @@ bad_input! {
     check_random_negative: ["check", "--random=-1"] => ["--random"];
     sweep_bogus_name: ["sweep", "bogus-name"] => ["bogus-name"];
     sweep_missing_name: ["sweep"] => ["<WHICH>"];
+    sweep_max_time_below_min: ["sweep", "llm", "--min-time-ms", "50", "--max-time-ms", "10"] => ["--max-time-ms", "--min-time-ms"];
+    sweep_max_time_below_default_min: ["sweep", "llm", "--max-time-ms", "5"] => ["--max-time-ms", "--min-time-ms"];
+    sweep_min_time_negative: ["sweep", "square", "--min-time-ms=-1"] => ["--min-time-ms"];
+    sweep_max_time_nan: ["sweep", "llm", "--max-time-ms", "nan"] => ["--max-time-ms"];
     compare_threshold_negative: ["compare", FIXTURE, FIXTURE, "--threshold", "-1"] => ["--threshold"];
     compare_threshold_negative_eq: ["compare", FIXTURE, FIXTURE, "--threshold=-1"] => ["--threshold"];
     compare_threshold_nan: ["compare", FIXTURE, FIXTURE, "--threshold", "nan"] => ["--threshold"];
@@ -271,6 +280,8 @@ fn out_into_a_missing_folder() {
         "gemm",
         "gemm_bias_gelu",
         "gemm-gelu",
+        "gemm_residual",
+        "gemm-residual",
         "gemv",
         "relu",
         "gelu",
@@ -438,6 +449,7 @@ fn list_json_names_every_family_and_bench_and_check_take_each() {
         "copy",
         "hgemm",
         "gemm_bias_gelu",
+        "gemm_residual",
         "gemv",
         "relu",
         "gelu",
@@ -550,23 +562,30 @@ fn compare_flags_a_50_percent_slowdown() {
 }
 
 #[test]
-fn plot_writes_the_roofline_chart() {
-    let dir = tempfile::tempdir().unwrap();
-    let charts = dir.path().join("charts");
-    let fx = fixture();
-    let args = [
-        "plot",
-        fx.to_str().unwrap(),
-        "--out",
-        charts.to_str().unwrap(),
-    ];
-    let r = run(&args);
-    assert_no_panic(&args, &r);
-    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
-    let svg = charts.join("roofline.svg");
-    assert!(svg.is_file(), "no roofline.svg; stdout:\n{}", r.stdout);
-    let text = std::fs::read_to_string(svg).unwrap();
-    assert!(text.contains("<svg"), "roofline.svg is not an SVG");
+fn plot_writes_the_roofline_and_sweep_charts() {
+    let llm = fixture().with_file_name("results_llm.json");
+    for (fx, names) in [
+        (fixture(), &["roofline.svg", "square.svg", "decode.svg"][..]),
+        (llm, &["roofline.svg", "llm.svg"][..]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let charts = dir.path().join("charts");
+        let args = [
+            "plot",
+            fx.to_str().unwrap(),
+            "--out",
+            charts.to_str().unwrap(),
+        ];
+        let r = run(&args);
+        assert_no_panic(&args, &r);
+        assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+        for name in names {
+            let svg = charts.join(name);
+            assert!(svg.is_file(), "no {name}; stdout:\n{}", r.stdout);
+            let text = std::fs::read_to_string(svg).unwrap();
+            assert!(text.contains("<svg"), "{name} is not an SVG");
+        }
+    }
 }
 
 // ---- valid arguments reach the GPU (checked only where no driver exists) ----
@@ -595,6 +614,7 @@ fn valid_arguments_reach_the_gpu() {
         &["bench", "hgemm", "--k", "40"],
         &["check", "--kernel", "hgemm", "--random", "0"],
         &["check", "--kernel", "add_rmsnorm,gelu", "--random", "1"],
+        &["sweep", "llm", "--max-time-ms", "30"],
         &["info"],
     ];
     for args in cases {

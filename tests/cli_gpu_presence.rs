@@ -171,3 +171,60 @@ fn gemm_gelu_plain_is_timed_beside_the_fused_kernel_and_compared() {
         );
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn sweep_llm_quick_verifies_ours_and_cublas_at_each_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("llm.json");
+    let run = roofline()
+        .args([
+            "sweep",
+            "llm",
+            "--quick",
+            "--min-time-ms",
+            "5",
+            "--max-time-ms",
+            "30",
+            "--out",
+        ])
+        .arg(&out)
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    let saved = roofline_lab::results::ResultsFile::load(&out).expect("results written");
+    let shapes = roofline_lab::sweeps::llm_shapes(true);
+    assert_eq!(saved.records.len(), 2 * shapes.len(), "{stderr}");
+    for (m, n, k) in shapes {
+        for imp in ["ours", "cublas"] {
+            let r = saved
+                .records
+                .iter()
+                .find(|r| {
+                    r.impl_ == imp
+                        && r.shape == roofline_lab::results::schema::Shape::Gemm { m, n, k }
+                })
+                .unwrap_or_else(|| panic!("no {imp} record at {m}x{n}x{k}"));
+            assert!(
+                r.experiment == "llm" && r.kernel == "hgemm" && r.dtype == "fp16",
+                "{r:?}"
+            );
+            assert!(r.verified, "{imp} {m}x{n}x{k} not verified: {r:?}");
+            assert!(r.cache == "cold" && r.timing == "kernel", "{r:?}");
+            assert!(r.median_ms > 0.0 && r.tflops > 0.0, "{r:?}");
+        }
+    }
+    // `roofline plot` draws the sweep's chart from the file.
+    let charts = dir.path().join("charts");
+    let plot = roofline()
+        .args(["plot"])
+        .arg(&out)
+        .arg("--out")
+        .arg(&charts)
+        .output()
+        .unwrap();
+    assert_eq!(plot.status.code(), Some(0));
+    assert!(charts.join("llm.svg").is_file());
+}

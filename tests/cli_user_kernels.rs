@@ -1,8 +1,8 @@
 //! Bring your own kernel through the CLI: every example compiles and takes its family's
 //! signature, a compile error exits 2 with the compiler's line, `roofline new` writes a file
 //! that compiles (CPU tests, NVRTC from scripts/setup.sh); on the GPU every example verifies
-//! and is timed beside ours and the library, and the broken ones (but the hang) get their exit
-//! codes.
+//! and is timed beside ours and the library, and the broken ones (the hang too) get their
+//! exit codes.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -112,7 +112,9 @@ fn every_example_verifies_beside_ours_and_the_library_interleaved() {
     let dir = tempfile::tempdir().unwrap();
     for (fam, p) in good() {
         let shape: &[&str] = match fam.as_str() {
-            "hgemm" | "gemm_bias_gelu" => &["--m", "1000", "--n", "1030", "--k", "520"],
+            "hgemm" | "gemm_bias_gelu" | "gemm_residual" => {
+                &["--m", "1000", "--n", "1030", "--k", "520"]
+            }
             "gemv" => &["--m", "3", "--n", "4100", "--k", "4097"],
             "layernorm" | "add_rmsnorm" => &["--rows", "300", "--hidden", "4099"],
             "copy" => &["--bytes", "4000002"],
@@ -179,8 +181,101 @@ fn broken_examples_get_their_exit_codes_and_keep_earlier_results() {
         .unwrap()
         .clone();
     assert_eq!(recs.len(), 2, "ours and cuBLAS kept: {recs:?}");
-    // The hang example (broken/gemv_hang.cu) is not run here: the tool reports it after
-    // ROOFLINE_SYNC_TIMEOUT_S and ends itself with _exit(3), but on the H200's driver 580 the
-    // process then stays in the driver's teardown while the kernel spins (seen in S31), so a
-    // test of it would hang. Running user kernels in a child process is the way out.
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_hung_kernel_is_reported_with_exit_3_and_earlier_results_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("h.json");
+    let f = examples("kernels").join("broken").join("gemv_hang.cu");
+    let start = std::time::Instant::now();
+    let mut a = vec!["bench", "gemv", "--kernel-file", f.to_str().unwrap()];
+    a.extend(common::OURS_CUBLAS_THEN_USER);
+    a.extend(["--max-time-ms", "100", "--out", out.to_str().unwrap()]);
+    // The kernel spins for 30 s; a 3-second limit must end the command well before that.
+    let o = common::roofline()
+        .args(&a)
+        .env("ROOFLINE_SYNC_TIMEOUT_S", "3")
+        .output()
+        .expect("run roofline");
+    let took = start.elapsed();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{t}");
+    assert!(took.as_secs() < 25, "returned after {took:?}: {t}");
+    assert!(t.contains("did not finish within 3 s"), "{t}");
+    assert!(t.contains("gemv_hang.cu:gemv_naive"), "{t}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("earlier results written"))
+            .unwrap();
+    assert_eq!(
+        v["records"].as_array().unwrap().len(),
+        2,
+        "ours and cuBLAS kept"
+    );
+    // The hung process is left to the driver; wait for it so later tests get an idle GPU.
+    let pid = t
+        .split("hung kernel's process (")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .expect("the hung process named");
+    let stat = std::path::Path::new("/proc").join(pid).join("stat");
+    let running = || {
+        std::fs::read_to_string(&stat)
+            .map(|s| {
+                !s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(false)
+    };
+    let wait = std::time::Instant::now();
+    while running() && wait.elapsed().as_secs() < 120 {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
+/// A copy that runs only in clusters of two: a block outside such a cluster copies nothing,
+/// so verification fails unless the launch block's `cluster` reached the launch.
+const CLUSTER_COPY: &str = r#"// roofline: family = copy
+// roofline: grid = (2 * min(cdiv(bytes, 8192), 1056), 1, 1)
+// roofline: block = 256
+// roofline: cluster = (2, 1, 1)
+extern "C" __global__ void copy_in_pairs(const void* src, void* dst, unsigned long long bytes) {
+  unsigned int ranks;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(ranks));
+  asm volatile("barrier.cluster.arrive;\n barrier.cluster.wait;" ::: "memory");
+  if (ranks != 2) return;
+  const unsigned char* s = (const unsigned char*)src;
+  unsigned char* d = (unsigned char*)dst;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+       i < bytes; i += (unsigned long long)gridDim.x * blockDim.x)
+    d[i] = s[i];
+}
+"#;
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_launch_block_cluster_runs_the_kernel_in_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("copy_in_pairs.cu");
+    std::fs::write(&src, CLUSTER_COPY).unwrap();
+    let out = dir.path().join("c.json");
+    let args = [
+        "bench",
+        "copy",
+        "--kernel-file",
+        src.to_str().unwrap(),
+        "--impl",
+        "user",
+        "--bytes",
+        "4000002",
+    ];
+    let (o, v) = bench_json(&args, &out);
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = v.unwrap()["records"].as_array().unwrap().clone();
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert_eq!(recs[0]["verified"], true, "{recs:?}");
 }

@@ -232,20 +232,8 @@ fn a_launchers_error_code_is_named_with_exit_3_and_earlier_results_kept() {
     let lib = need("broken/gemv_error_code");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("e.json");
-    let a = [
-        "bench",
-        "gemv",
-        "--plugin",
-        lib.to_str().unwrap(),
-        "--impl",
-        "ours,cublas,user",
-        "--m",
-        "2",
-        "--n",
-        "1000",
-        "--k",
-        "300",
-    ];
+    let mut a = vec!["bench", "gemv", "--plugin", lib.to_str().unwrap()];
+    a.extend(common::OURS_CUBLAS_THEN_USER);
     let (o, v) = bench_json(&a, &out);
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
     let t = text(&o);

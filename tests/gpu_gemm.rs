@@ -1,9 +1,11 @@
-//! GPU tests: every HGEMM variant and every GEMM+bias+GELU path is correct at odd shapes
-//! (against float64 CPU and cuBLAS), with random inputs and poisoned outputs.
+//! GPU tests: every HGEMM variant and every path of the GEMM family's epilogues (bias+GELU,
+//! bias+residual) is correct at odd shapes (against float64 CPU and cuBLAS / cuBLASLt), with
+//! random inputs and poisoned outputs.
 
 use roofline_lab::gpu::Gpu;
 use roofline_lab::kernels::gemm::{self, HgemmCase};
 use roofline_lab::kernels::gemm_gelu::{self, GeluImpl, GemmGeluCase};
+use roofline_lab::kernels::gemm_residual::{self, GemmResidualCase, ResidualImpl};
 use roofline_lab::measure::BenchCase;
 
 /// Off-tile shapes: tiny, primes, N and K not multiples of 8, one past a tile, decode-like.
@@ -110,6 +112,27 @@ fn every_hgemm_variant_matches_references_at_odd_shapes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Every M path an epilogue takes: the first 13 odd shapes (tiles, split-K, the mid-M wgmma
+/// tile), the parked tiles, the slabs, the few-row wgmma tile and the lean loop.
+fn epilogue_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
+    let shapes = SHAPES[..13].iter().chain(PARKED_SHAPES);
+    shapes
+        .chain(SLAB_SHAPES)
+        .chain(WIDE_SHAPES)
+        .chain(LEAN_SHAPES)
+        .chain(WS_SHAPES)
+        .copied()
+}
+
+/// Verifies one case on the GPU; a failure or an error goes to `failures`, named by `what`.
+fn verify_into(gpu: &Gpu, mut c: impl BenchCase, what: String, failures: &mut Vec<String>) {
+    match c.verify(gpu) {
+        Ok(r) if r.passed => {}
+        Ok(r) => failures.push(format!("{what}: {}", r.detail)),
+        Err(e) => failures.push(format!("{what}: error {e:#}")),
+    }
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gemm_gelu_paths_match_float64_for_both_gelu_forms() {
@@ -117,13 +140,7 @@ fn gemm_gelu_paths_match_float64_for_both_gelu_forms() {
     let mut failures = Vec::new();
     let fused: Vec<u32> = gemm_gelu::variants().iter().map(|(v, _)| *v).collect();
     let best = gemm::best();
-    let shapes = SHAPES[..13].iter().chain(PARKED_SHAPES);
-    let shapes = shapes
-        .chain(SLAB_SHAPES)
-        .chain(WIDE_SHAPES)
-        .chain(LEAN_SHAPES)
-        .chain(WS_SHAPES);
-    for &(m, n, k) in shapes {
+    for (m, n, k) in epilogue_shapes() {
         for kind in [0, 1] {
             let mut imps: Vec<GeluImpl> = fused.iter().map(|v| GeluImpl::Fused(*v)).collect();
             imps.push(GeluImpl::Unfused(best));
@@ -132,13 +149,31 @@ fn gemm_gelu_paths_match_float64_for_both_gelu_forms() {
                 imps.push(GeluImpl::Cublaslt);
             }
             for imp in imps {
-                let mut c = GemmGeluCase::new(m, n, k, imp, kind, 7 + m);
-                match c.verify(&gpu) {
-                    Ok(r) if r.passed => {}
-                    Ok(r) => failures.push(format!("{imp:?} gelu{kind} {m}x{n}x{k}: {}", r.detail)),
-                    Err(e) => failures.push(format!("{imp:?} gelu{kind} {m}x{n}x{k}: error {e:#}")),
-                }
+                let c = GemmGeluCase::new(m, n, k, imp, kind, 7 + m);
+                let what = format!("{imp:?} gelu{kind} {m}x{n}x{k}");
+                verify_into(&gpu, c, what, &mut failures);
             }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The residual epilogue, written once, on every M path of every variant: each case is checked
+/// against float64 and cuBLASLt's BIAS epilogue with beta = 1 on C = R.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gemm_residual_paths_match_float64_and_cublaslt() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let mut failures = Vec::new();
+    let mut imps: Vec<ResidualImpl> = gemm_residual::variants()
+        .iter()
+        .map(|(v, _)| ResidualImpl::Ours(*v))
+        .collect();
+    imps.push(ResidualImpl::Cublaslt);
+    for (m, n, k) in epilogue_shapes() {
+        for &imp in &imps {
+            let c = GemmResidualCase::new(m, n, k, imp, 11 + m);
+            verify_into(&gpu, c, format!("{imp:?} {m}x{n}x{k}"), &mut failures);
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

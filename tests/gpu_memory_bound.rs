@@ -35,30 +35,30 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         (8, 4104, 1000),
         (17, 520, 777),
         (40, 256, 4096),
-        // v8's slab paths with partial slabs and odd K: one row without and with the cluster
+        // v5's slab paths with partial slabs and odd K: one row without and with the cluster
         // of 2, tensor-core slab without a cluster (12 rows).
         (1, 8200, 1031),
         (1, 4104, 4095),
         (12, 8200, 999),
-        // v9's W-as-A slabs (2..8 rows): without a cluster (129 slabs, odd K) and with the
+        // v6's W-as-A slabs (2..8 rows): without a cluster (129 slabs, odd K) and with the
         // cluster of 2 (65 slabs, the last one partial, odd K).
         (3, 8200, 999),
         (5, 4104, 4095),
         (8, 4096, 2048),
-        // v10's lean loop (K % 16 == 0): 2..8 rows in the cluster of 2 with a partial last
+        // v7's lean loop (K % 16 == 0): 2..8 rows in the cluster of 2 with a partial last
         // slab and 65 groups (warps with unequal counts), 9..16 rows without a cluster (129
         // slabs, the last one partial) and with it.
         (6, 4104, 1040),
         (12, 8200, 1024),
         (11, 4096, 4096),
-        // v11's batches: 16 groups per warp (2..8 rows, 129 slabs, the last one partial).
+        // v7's batches: 16 groups per warp (2..8 rows, 129 slabs, the last one partial).
         (5, 8200, 4096),
-        // v12's TMA slabs (9..16 rows, N and K multiples of 8; the 9..16-row shapes above with
+        // v8's TMA slabs (9..16 rows, N and K multiples of 8; the 9..16-row shapes above with
         // K % 8 == 0 take them too): a partial last stage of 8 rows of K, and K = 8 in a
         // cluster of 2 whose first CTA has no stage at all.
         (9, 8192, 136),
         (16, 4104, 8),
-        // v14's 2..8-row loop (two groups in flight; the 2..8-row v10 shapes above take it
+        // v10's 2..8-row loop (two groups in flight; the 2..8-row v7 shapes above take it
         // too): 65 groups (warps with 4 and 5, an odd last group), and one group in all (15
         // warps without any).
         (7, 8200, 1040),
@@ -67,29 +67,29 @@ fn gemv_every_variant_at_decode_and_odd_shapes() {
         // of x to stage than one 16-byte word per thread.
         (1, 8200, 1040),
         (1, 8192, 9000),
-        // v15's one-row slab in a cluster with x staged first (XFAST), 65 slabs: the last
+        // v11's one-row slab in a cluster with x staged first (XFAST), 65 slabs: the last
         // one's lanes past N load column N - 8, whose sums must not be stored.
         (1, 4104, 1000),
-        // v16's 2..8 rows in units of 32 rows of K (K % 32 == 0; the v14 shapes above with
-        // K % 32 == 16 fall back to v14's loop): in a cluster with a partial last slab and
+        // v12's 2..8 rows in units of 32 rows of K (K % 32 == 0; the v10 shapes above with
+        // K % 32 == 16 fall back to v10's loop): in a cluster with a partial last slab and
         // ranks of 16 and 17 units, without a cluster (warps with 2 and 3 units), one unit.
         (6, 4104, 1056),
         (7, 8200, 1056),
         (3, 8192, 32),
-        // v17's 9..16 rows on that loop (two halves of x per W fragment; rows past M load
+        // v12's 9..16 rows on that loop (two halves of x per W fragment; rows past M load
         // row M - 1): in a cluster with a partial last slab and ranks of 16 and 17 units,
-        // without a cluster at 9 rows, one unit; K % 32 == 16 goes to v16's TMA slab.
+        // without a cluster at 9 rows, one unit; K % 32 == 16 goes to v8's TMA slab.
         (13, 4104, 1056),
         (9, 8200, 1056),
         (16, 8192, 32),
         (14, 4096, 1040),
-        // v18's 32-column slabs (where v17 runs clusters, K % 64 == 0): a partial last slab
+        // v13's 32-column slabs (where v12 runs clusters, K % 64 == 0): a partial last slab
         // of 8 columns with 17 units (warp 0 takes two), 16 rows over one unit (15 warps
         // idle), 9 rows with a partial last slab of 8 columns.
         (5, 4104, 1088),
         (16, 4136, 64),
         (9, 2056, 2112),
-        // v19's one-pass end (each lane sums one output): 12 rows (lanes t >= 2 of the second
+        // v14's one-pass end (each lane sums one output): 12 rows (lanes t >= 2 of the second
         // half of x hold rows past M), one unit per warp, 129 slabs of 32 columns.
         (12, 4128, 1024),
     ];

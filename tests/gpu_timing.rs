@@ -19,6 +19,7 @@ fn cfg(timing: TimingMode, cache: CacheMode) -> MeasureConfig {
             min_time_ms: 20.0,
             max_time_ms: 300.0,
             target_noise: 0.01,
+            median_precision: 0.002,
         },
         warmup_ms: 5.0,
         ..MeasureConfig::default()

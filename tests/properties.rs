@@ -226,14 +226,18 @@ fn stop_rule() -> impl Strategy<Value = StopRule> {
         0.0f64..50.0,
         0.0f64..200.0,
         1e-4f64..0.99,
+        1e-4f64..0.99,
     )
-        .prop_map(|(min_s, extra, min_t, extra_t, noise)| StopRule {
-            min_samples: min_s,
-            max_samples: min_s + extra,
-            min_time_ms: min_t,
-            max_time_ms: min_t + extra_t + 1e-3,
-            target_noise: noise,
-        })
+        .prop_map(
+            |(min_s, extra, min_t, extra_t, noise, precision)| StopRule {
+                min_samples: min_s,
+                max_samples: min_s + extra,
+                min_time_ms: min_t,
+                max_time_ms: min_t + extra_t + 1e-3,
+                target_noise: noise,
+                median_precision: precision,
+            },
+        )
 }
 
 proptest! {

@@ -407,12 +407,6 @@ cudaError_t launch_loop(const Args &a, cudaStream_t s) {
 
 bool aligned(const void *p, uintptr_t bytes) { return (uintptr_t)p % bytes == 0; }
 
-// Whether [a, a + an) and [b, b + bn) share a byte.
-bool overlap(const void *a, size_t an, const void *b, size_t bn) {
-  const uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
-  return pa < pb + bn && pb < pa + an;
-}
-
 constexpr int kVariants = 1;
 }  // namespace
 
@@ -423,9 +417,9 @@ extern "C" int rl_add_rmsnorm(int variant, const void *x, const void *res, const
              eps > 0.0f && std::isfinite(eps));
   const size_t nb = (size_t)rows * (size_t)hidden * sizeof(__half);
   const size_t wb = (size_t)hidden * sizeof(__half);
-  RL_REQUIRE(!overlap(y, nb, x, nb) && !overlap(y, nb, res, nb) && !overlap(y, nb, w, wb) &&
-             !overlap(y, nb, h, nb) && !overlap(h, nb, x, nb) && !overlap(h, nb, res, nb) &&
-             !overlap(h, nb, w, wb));
+  RL_REQUIRE(!rl_overlap(y, nb, x, nb) && !rl_overlap(y, nb, res, nb) &&
+             !rl_overlap(y, nb, w, wb) && !rl_overlap(y, nb, h, nb) && !rl_overlap(h, nb, x, nb) &&
+             !rl_overlap(h, nb, res, nb) && !rl_overlap(h, nb, w, wb));
   const Args a = {static_cast<const __half *>(x), static_cast<const __half *>(res),
                   static_cast<const __half *>(w), static_cast<__half *>(y),
                   static_cast<__half *>(h), rows, hidden, eps};

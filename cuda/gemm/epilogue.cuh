@@ -3,27 +3,48 @@
 // before the single rounding to fp16, so GEMM+bias+GELU runs on exactly the tiles, pipelines
 // and stores of the plain GEMM.
 //
-// Epilogue functor contract (Epi):
-//   template <bool VEC> __device__ void apply(float (&v)[8], int col0, int N) const;
-//     transforms the fp32 values of C[row, col0 .. col0+7] in place (col0 % 8 == 0). VEC: all
-//     8 columns are < N and the functor's own operands may be read 16 bytes at a time.
+// Epilogue functor contract (Epi). Every path of the family (the WMMA tiles with their parked,
+// register and split-K epilogues, both wgmma tiles, the GEMV's slabs) names the element it hands
+// the functor by its row and column of C, so an epilogue written once reaches every M. The
+// functor reads its per-element operands (a residual) itself; its column operand (a bias) the
+// paths load, stage and prepare for it, each as suits it, and hand it over in fp32:
+//   template <bool VEC>
+//   __device__ void apply(float (&v)[8], const float (&op)[8], int row, int col0, int N) const;
+//     transforms the fp32 values of C[row, col0 .. col0+7] in place (row < M, col0 < N,
+//     col0 % 8 == 0); op: their column operands as prep() made them (0 without one). VEC: all
+//     8 columns are < N and the functor's own operands may be read 16 bytes at a time; else
+//     the columns from N on are not C's: their values are dropped, their operands not read.
+//   __device__ float apply1(float v, float op, int row, int col) const;  one element, C[row,
+//     col], its column operand prepared (0 without one). Called for elements inside C; a functor
+//     without kElemOperand may also get values outside C, whose results are never stored, and
+//     row -1 where the path does not learn it (a WMMA tile's fragments, in registers).
 //   bool vec_ok() const;  (host) whether the functor's operands allow VEC.
+//   static constexpr bool kElemOperand;  whether it reads an operand per element (row, col),
+//     e.g. a residual: the register epilogue then learns each fragment element's row, and
+//     every path applies it inside C only.
 //   static constexpr bool kColOperand;  whether it reads one fp16 operand per output column
 //     (the bias). If so, the pipelined kernel copies the block's columns of it into shared
 //     memory with the first k-tile (its latency hides under the prologue's), the cluster
 //     split-K kernel prefetches them into L2 (or stages them, STAGE) and loads a thread's 8
-//     after its main loop, the wgmma tiles load them before their loops, and all of them
-//     apply the functor in registers through
-//   const half *col_operand() const;  the operand (N values),
-//   __device__ float prep(float operand) const;  the operand as apply1 takes it (once per
-//     column where the kernel reuses it across rows), and
-//   __device__ float apply1(float v, float prepped) const;  one element.
+//     after its main loop, the wgmma tiles load them before their loops, the other tiles at
+//     their store (col_operand8), all of them through
+//   const half *col_operand() const;  the operand (N values), and
+//   __device__ float prep(float operand) const;  the operand as apply and apply1 take it (once
+//     per column where the kernel reuses it across rows).
 // Optional:
-//   SlabEpi slab_epi() const;  (host) the same epilogue as a run-time descriptor (a bias and a
-//     GELU kind; gemv/gemv_slabs_api.cuh). The paths that both families share one
-//     instantiation of take it: the GEMV's slab kernels (M <= 64) and the few-row wgmma tile
-//     (17..64 rows). A functor without it still reaches every M: the few-row tile is built for
-//     it, and where the slabs would run, the tiles do (has_runtime_form below).
+//   SlabEpi slab_epi() const;  (host) the same epilogue as a run-time descriptor for the GEMV's
+//     slab kernels (M <= 64; gemv/gemv_slabs_api.cuh): SlabEpi (a bias and a GELU kind), or
+//     SlabEpiResidual (SlabEpi and a residual, 16-byte aligned with a row stride of a multiple of
+//     8 wherever vec_ok() holds). The residual is a compile-time property of the descriptor's
+//     type: a SlabEpi form runs the one instantiation of each slab kernel that the GEMV itself
+//     and every family share, and the few-row wgmma tile's shared instantiation (17..64 rows,
+//     SharesRuntimeForm below); a SlabEpiResidual form runs slab kernels instantiated for it
+//     alone, and the few-row tile built for the functor. (With the residual in SlabEpi, tested
+//     at run time at every store, the GEMV's own kernels measured ~8% slower at one row.) A
+//     functor without slab_epi() still reaches every M: the few-row tile is built for it, and
+//     where the slabs would run, the tiles do (HasRuntimeForm below). A new run-time form means
+//     new slab instantiations (and a GEMV overload of each slab launcher), never a change to
+//     SlabEpi's: that would change the GEMV's own kernels.
 //   static constexpr int kParkParts;  the fused epilogue's row parts (epilogue_parked.cuh).
 #pragma once
 #include <type_traits>
@@ -35,13 +56,54 @@
 
 namespace rlg {
 
+// 8 fp16 values (16-byte aligned) -> fp32.
+__device__ __forceinline__ void unpack8(const uint4 &raw, float (&f)[8]) {
+  const __half2 *h2 = reinterpret_cast<const __half2 *>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 p = __half22float2(h2[i]);
+    f[2 * i] = p.x;
+    f[2 * i + 1] = p.y;
+  }
+}
+
+__device__ __forceinline__ uint4 pack8(const float (&f)[8]) {
+  uint4 raw;
+  __half2 *h2 = reinterpret_cast<__half2 *>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) h2[i] = __floats2half2_rn(f[2 * i], f[2 * i + 1]);
+  return raw;
+}
+
 // 8 results to fp16 in one 16-byte store (dst 16-byte aligned).
 __device__ __forceinline__ void store8(half *dst, const float (&v)[8]) {
-  uint4 packed;
-  __half2 *h2 = reinterpret_cast<__half2 *>(&packed);
+  *reinterpret_cast<uint4 *>(dst) = pack8(v);
+}
+
+// A functor's fp16 operand of columns col0 .. col0 + 7 (p points at column col0's) in fp32,
+// as apply<VEC> reads it: VEC, one 16-byte load; else element loads of the columns < N (0 past N).
+template <bool VEC>
+__device__ __forceinline__ void load_operand8(const half *p, int col0, int N, float (&f)[8]) {
+  if constexpr (VEC) {
+    unpack8(__ldg(reinterpret_cast<const uint4 *>(p)), f);
+  } else {
 #pragma unroll
-  for (int i = 0; i < 4; ++i) h2[i] = __floats2half2_rn(v[2 * i], v[2 * i + 1]);
-  *reinterpret_cast<uint4 *>(dst) = packed;
+    for (int i = 0; i < 8; ++i) f[i] = col0 + i < N ? __half2float(__ldg(p + i)) : 0.0f;
+  }
+}
+
+// The functor's column operand of columns col0 .. col0 + 7 (col0 % 8 == 0), prepared, as apply
+// takes it: read at the store (0 without one, and past N).
+template <bool VEC, class Epi>
+__device__ __forceinline__ void col_operand8(const Epi &epi, int col0, int N, float (&op)[8]) {
+  if constexpr (Epi::kColOperand) {
+    load_operand8<VEC>(epi.col_operand() + col0, col0, N, op);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) op[i] = epi.prep(op[i]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) op[i] = 0.0f;
+  }
 }
 
 // Epilogue store of 8 consecutive results C[row, col0 .. col0+7] (col0 % 8 == 0).
@@ -49,7 +111,9 @@ template <bool VEC, class Epi>
 __device__ __forceinline__ void store_chunk(const Epi &epi, float (&v)[8], half *C, int row,
                                             int col0, int M, int N) {
   if (row >= M || col0 >= N) return;
-  epi.template apply<VEC>(v, col0, N);
+  float op[8];
+  col_operand8<VEC>(epi, col0, N, op);
+  epi.template apply<VEC>(v, op, row, col0, N);
   half *dst = C + static_cast<size_t>(row) * N + col0;
   if constexpr (VEC) {
     store8(dst, v);
@@ -62,12 +126,12 @@ __device__ __forceinline__ void store_chunk(const Epi &epi, float (&v)[8], half 
 
 // The identity epilogue (the plain GEMM, and the store after a register epilogue).
 struct EpiIdentity {
-  static constexpr bool kColOperand = false;
+  static constexpr bool kColOperand = false, kElemOperand = false;
   template <bool VEC>
-  __device__ __forceinline__ void apply(float (&)[8], int, int) const {}
+  __device__ __forceinline__ void apply(float (&)[8], const float (&)[8], int, int, int) const {}
   __host__ __device__ const half *col_operand() const { return nullptr; }
   __device__ __forceinline__ float prep(float op) const { return op; }
-  __device__ __forceinline__ float apply1(float v, float) const { return v; }
+  __device__ __forceinline__ float apply1(float v, float, int, int) const { return v; }
   bool vec_ok() const { return true; }
   SlabEpi slab_epi() const { return kSlabNoEpi; }
 };
@@ -77,6 +141,14 @@ template <class Epi, class = void>
 struct HasRuntimeForm : std::false_type {};
 template <class Epi>
 struct HasRuntimeForm<Epi, std::void_t<decltype(std::declval<const Epi &>().slab_epi())>>
+    : std::true_type {};
+// Whether that form is SlabEpi, the one the shared instantiations take (the few-row tile's).
+template <class Epi, class = void>
+struct SharesRuntimeForm : std::false_type {};
+template <class Epi>
+using RuntimeFormOf = decltype(std::declval<const Epi &>().slab_epi());
+template <class Epi>
+struct SharesRuntimeForm<Epi, std::enable_if_t<std::is_same_v<RuntimeFormOf<Epi>, SlabEpi>>>
     : std::true_type {};
 
 // Shared memory after the pipeline's for a functor's column operand (BN halves).

@@ -8,15 +8,18 @@
 namespace rlg {
 
 
-// Register epilogue: acc = epi(acc, operand of its column) for this warp's tile, whose WN
-// columns of the operand start at ops. WMMA leaves which (row, col) a fragment element holds
-// unspecified, so the warp learns it: a 16x16 tile whose entries are their own column index,
-// loaded into an accumulator fragment, gives each element's column. `stage` is the warp's
-// free 16 x kLdc floats (the epilogue's staging area); it is free again on return.
+// Register epilogue: acc = epi(acc, operand of its column) for this warp's tile (columns from
+// col0), whose WN columns of the operand start at ops. WMMA leaves which (row, col) a fragment
+// element holds unspecified, so the warp learns it: a 16x16 tile whose entries are their own
+// column index, loaded into an accumulator fragment, gives each element's column. Not its row
+// (apply1 gets -1), and values outside C are applied too: a functor with an element operand
+// takes the per-strip epilogue instead. `stage` is the warp's free 16 x kLdc floats (the
+// epilogue's staging area); it is free again on return.
 template <class Cfg, class Epi>
 __device__ __forceinline__ void apply_in_registers(const Epi &epi,
                                                    FragC (&acc)[Cfg::kFragsM][Cfg::kFragsN],
-                                                   const half *ops, float *stage) {
+                                                   const half *ops, float *stage, int col0) {
+  static_assert(!Epi::kElemOperand, "an element operand needs each element's row");
   const int lane = threadIdx.x % 32;
   for (int e = lane; e < 256; e += 32) stage[(e / 16) * Cfg::kLdc + e % 16] = float(e % 16);
   __syncwarp();
@@ -33,19 +36,22 @@ __device__ __forceinline__ void apply_in_registers(const Epi &epi,
     for (int i = 0; i < Cfg::kFragsM; ++i)
 #pragma unroll
       for (int e = 0; e < FragC::num_elements; ++e)
-        acc[i][j].x[e] = epi.apply1(acc[i][j].x[e], op[e]);
+        acc[i][j].x[e] = epi.apply1(acc[i][j].x[e], op[e], -1,
+                                    col0 + j * 16 + static_cast<int>(cols.x[e]));
   }
 }
 
-// The functor's operand of one lane's 8 columns, prepared once, applied to each chunk.
+// The functor with the operand of one lane's 8 columns, prepared once, applied to each chunk (a
+// functor of its own, without a column operand, so that emit_chunk takes it).
 template <class Epi>
 struct EpiPrepared {
+  static constexpr bool kColOperand = false, kElemOperand = Epi::kElemOperand;
   const Epi &epi;
   float op[8];
   template <bool VEC>
-  __device__ __forceinline__ void apply(float (&v)[8], int, int) const {
-#pragma unroll
-    for (int i = 0; i < 8; ++i) v[i] = epi.apply1(v[i], op[i]);
+  __device__ __forceinline__ void apply(float (&v)[8], const float (&)[8], int row, int col0,
+                                        int N) const {
+    epi.template apply<VEC>(v, op, row, col0, N);
   }
 };
 
@@ -85,7 +91,9 @@ __device__ __forceinline__ void emit_parked_batch(const EpiPrepared<Epi> &f, con
   for (int g = 0; g < G; ++g)
     load_staged8<Cfg>(park, (lane + 32 * (q0 + g)) / kChunksPerRow, c, chunk_swap(), v[g]);
 #pragma unroll
-  for (int g = 0; g < G; ++g) f.template apply<true>(v[g], 0, 0);
+  for (int g = 0; g < G; ++g)
+    f.epi.template apply<true>(v[g], f.op, row0 + (lane + 32 * (q0 + g)) / kChunksPerRow,
+                               col0 + c, N);
 #pragma unroll
   for (int g = 0; g < G; ++g)
     store8(C + static_cast<size_t>(row0 + (lane + 32 * (q0 + g)) / kChunksPerRow) * N + col0 + c,

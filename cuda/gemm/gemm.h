@@ -1,5 +1,6 @@
-/* The GEMM family's public launchers: HGEMM (C = A.B) and GEMM + bias + GELU, each with its own
- * variant table. bindgen reads this file (build.rs: every cuda/<family>/<family>.h).
+/* The GEMM family's public launchers: HGEMM (C = A.B), GEMM + bias + GELU and GEMM + bias +
+ * residual, each with its own variant table. bindgen reads this file (build.rs: every
+ * cuda/<family>/<family>.h).
  *
  * Conventions as in cuda/kernels.h: device pointers as void*, fp16 data, row-major
  * A[M x K] . B[K x N] = C[M x N], a launcher only enqueues work on `stream` and returns 0 or a
@@ -36,6 +37,18 @@ const char *rl_gemm_bias_gelu_variant_summary(int variant);
 /* The HGEMM variant whose kernels fused variant `variant` runs with its epilogue (its plain
  * twin, for the unfused pair and the plain GEMM beside it); 0 out of range. */
 int rl_gemm_bias_gelu_plain_variant(int variant);
+
+/* ---- GEMM + bias + residual (gemm_residual.cu) ---- */
+/* C = A . B + bias[N] + R, R[M x N] row-major like C: the bias, then the residual, added in
+ * fp32 before the one rounding to fp16 (a transformer block's output projection and residual
+ * connection). R and bias must not overlap C (cudaErrorInvalidValue). */
+int rl_gemm_residual(int variant, const void *A, const void *B, const void *bias, const void *R,
+                     void *C, int M, int N, int K, void *stream);
+int rl_gemm_residual_variant_count(void);
+const char *rl_gemm_residual_variant_name(int variant);
+const char *rl_gemm_residual_variant_summary(int variant);
+/* The HGEMM variant whose kernels variant `variant` runs (its plain twin); 0 out of range. */
+int rl_gemm_residual_plain_variant(int variant);
 
 /* ---- the unfused epilogue (bias_gelu_unfused.cu) ---- */
 /* Y[M x N] = gelu(X + bias[N]) as its own kernel; X may equal Y. */

@@ -73,6 +73,5 @@ extern "C" const char *rl_gemm_bias_gelu_variant_summary(int variant) {
 }
 
 extern "C" int rl_gemm_bias_gelu_plain_variant(int variant) {
-  const Variant *v = rl_table::find(kVariants, variant);
-  return v != nullptr ? v->plain_twin : 0;
+  return rl_table::plain_twin(kVariants, variant);
 }

@@ -93,7 +93,8 @@ __device__ __forceinline__ void run_lean(half *smem, const half *A, const half *
 constexpr int kLoopPipelined = 0, kLoopLean = 1, kLoopLeanOpaqueLast = 2;
 
 // One block per output tile (grouped raster), pipelined main loop, v4's epilogue (or, for a
-// functor with a column operand, the parked or register epilogue). LEAN: kLoopPipelined,
+// functor with a column operand, the parked epilogue, else the register one where the functor
+// has no element operand). LEAN: kLoopPipelined,
 // run_pipelined; else the tile is wholly inside C with whole rings of k-tiles: run_lean's loop
 // (kLoopLean), with its last k-step's stage offset opaque (kLoopLeanOpaqueLast).
 template <class Cfg, class Epi, int LEAN = 0>
@@ -123,10 +124,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   if constexpr (Epi::kColOperand && Cfg::kParkBytes <= Cfg::kSmemBytes) {
     float *park = reinterpret_cast<float *>(smem_raw) + warp * Cfg::WM * Cfg::kLdc;
     epilogue_parked<Cfg>(epi, park, acc, ops + wn * Cfg::WN, C, M, N, row0, col0);
-  } else if constexpr (Epi::kColOperand) {
+  } else if constexpr (Epi::kColOperand && !Epi::kElemOperand) {
     // All 128 values per lane at once, from registers: the per-chunk path would put a load
     // and a dependent chain on every 8 values, with only 2 warps per scheduler to hide them.
-    apply_in_registers<Cfg>(epi, acc, ops + wn * Cfg::WN, stage);
+    // (A functor with an element operand, whose rows these fragments do not tell, takes the
+    // per-chunk path, its column operand read at the store.)
+    apply_in_registers<Cfg>(epi, acc, ops + wn * Cfg::WN, stage, col0);
     epilogue<Cfg, true>(stage, acc, C, M, N, row0, col0, EpiIdentity{});
   } else {
     epilogue<Cfg, true>(stage, acc, C, M, N, row0, col0, epi);

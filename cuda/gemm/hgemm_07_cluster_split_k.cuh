@@ -114,12 +114,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       hi.x += h.x; hi.y += h.y; hi.z += h.z; hi.w += h.w;
     }
     float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const int row = tm * Cfg::BM + r, col = tn * Cfg::BN + c;
     if constexpr (Epi::kColOperand) {
-#pragma unroll
-      for (int i = 0; i < 8; ++i) v[i] = epi.apply1(v[i], op[i]);
-      store_chunk<true>(EpiIdentity{}, v, C, tm * Cfg::BM + r, tn * Cfg::BN + c, M, N);
+      // Applied before the store's guard; a functor with an element operand inside C only.
+      if (Epi::kElemOperand && (row >= M || col >= N)) continue;
+      epi.template apply<true>(v, op, row, col, N);
+      store_chunk<true>(EpiIdentity{}, v, C, row, col, M, N);
     } else {
-      store_chunk<true>(epi, v, C, tm * Cfg::BM + r, tn * Cfg::BN + c, M, N);
+      store_chunk<true>(epi, v, C, row, col, M, N);
     }
   }
   cluster.sync();  // no CTA exits (freeing its smem) while another may still read it

@@ -19,8 +19,9 @@
 namespace rlg {
 
 // The GEMV's slabs where one suits the shape; *launched false: none did, nothing ran. They
-// take the epilogue's run-time form (one instantiation for every family): a functor without
-// one runs the tiles instead.
+// take the epilogue's run-time form: SlabEpi runs the one instantiation the GEMV and every
+// family share, SlabEpiResidual the residual's own (the launchers' second overloads); a functor
+// without one runs the tiles instead.
 template <class Epi>
 int try_gemv_slabs(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
                    cudaStream_t stream, bool *launched) {

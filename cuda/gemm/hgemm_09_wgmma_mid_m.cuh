@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   const int cw = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
   // This lane's 16 columns: n0 + 8j + 2(lane % 4) + {0, 1}, j = 0..7 (the accumulator layout).
   const int col_l = 2 * (lane % 4);
-  float op[16];  // the functor's column operand, prepped, loaded while the loop runs
+  float op[16] = {};  // the functor's column operand, prepped (0 without one), loaded early
   if constexpr (Epi::kColOperand) {
     const half *src = epi.col_operand();
 #pragma unroll
@@ -113,11 +113,8 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + 8 * h;
       if (row >= M) continue;
-      float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
-      if constexpr (Epi::kColOperand) {
-        v0 = epi.apply1(v0, op[2 * j]);
-        v1 = epi.apply1(v1, op[2 * j + 1]);
-      }
+      const float v0 = epi.apply1(d[4 * j + 2 * h], op[2 * j], row, col);
+      const float v1 = epi.apply1(d[4 * j + 2 * h + 1], op[2 * j + 1], row, col + 1);
       *reinterpret_cast<__half2 *>(C + static_cast<size_t>(row) * N + col) =
           __floats2half2_rn(v0, v1);
     }

@@ -6,7 +6,8 @@
 // at 64 rows. The tile takes its epilogue as the run-time descriptor (WrRuntimeEpi, from
 // epi.slab_epi()), so one instantiation (wgmma_rows_shared.cu) serves the plain GEMM, the
 // unfused pair's GEMM and the fused kernel: in an interleaved run none finds the code colder
-// than the others.
+// than the others. (GEMM+bias+residual, whose run-time form is another type, runs the tile
+// built for its functor.)
 //
 // Measured on the H200 (docs/perf-log.md, HGEMM old v24 and v25; one launch, cold, µs, v9's
 // kernels -> this tile): WR2 17 / 24 / 32 / 48 / 64 x 4096² 20.0 / 18.9 / 19.8 / 22.0 / 23.3 ->
@@ -51,22 +52,24 @@ __host__ __device__ inline int wr_a_rows(int M) { return M >= 64 ? 64 : (M + 7) 
 // The ring, the parked sums and slack to align the ring to 1024 bytes (every split alike).
 constexpr int kWrSmemBytes = kWrStages * kWrStageBytes + kWrPartBytes + 1024;
 
-// The run-time functor: the bias and the GELU chosen at run time, so that one instantiation of the
-// tile (wgmma_rows_shared.cu, rl_wgmma_rows_launch) serves the plain GEMM, the unfused pair's GEMM
-// and the fused kernel. With one function per family (old v24) the fused kernel's code was the only
-// one of the fusion sweep's cases that no other case ran, and a launch whose code the SM no longer
-// caches pays for it (probe I1; WO in docs/perf-log.md, HGEMM old v24: fused / plain 1.018- 1.028
-// with only those two cases interleaved, 1.026-1.037 with the unfused pair beside them). The same
-// values as EpiBiasGelu's forms (rl_bias_gelu_fast): gelu 0 tanh, 1 erf, -1 none; bias null: no
-// column operand (the plain GEMM).
+// The run-time functor: the bias and the GELU chosen at run time (SlabEpi), so that one
+// instantiation of the tile (wgmma_rows_shared.cu, rl_wgmma_rows_launch) serves the plain GEMM,
+// the unfused pair's GEMM and the fused kernel. With one function per family (old v24) the fused
+// kernel's code was the only one of the fusion sweep's cases that no other case ran, and a launch
+// whose code the SM no longer caches pays for it (probe I1; WO in docs/perf-log.md, HGEMM old v24:
+// fused / plain 1.018- 1.028 with only those two cases interleaved, 1.026-1.037 with the unfused
+// pair beside them). The same values as EpiBiasGelu's forms (rl_bias_gelu_fast): gelu 0 tanh, 1
+// erf, -1 none; bias null: no column operand (the plain GEMM). It reads no operand by row: a
+// functor whose run-time form has one (SlabEpiResidual) gets the tile built for it instead
+// (try_wgmma_few_rows), so the shared tile's store is what it was before the residual existed.
 struct WrRuntimeEpi {
   static constexpr bool kColOperand = true;  // null at run time for the plain GEMM
-  const half *bias;
-  int gelu;
-  __host__ __device__ const half *col_operand() const { return bias; }
-  __device__ __forceinline__ float prep(float b) const { return rl_bias_gelu_prep(b, gelu); }
-  __device__ __forceinline__ float apply1(float v, float op) const {
-    return rl_bias_gelu_fast(v, op, gelu);
+  static constexpr bool kElemOperand = false;
+  SlabEpi e;
+  __host__ __device__ const half *col_operand() const { return e.bias; }
+  __device__ __forceinline__ float prep(float b) const { return rl_bias_gelu_prep(b, e.gelu); }
+  __device__ __forceinline__ float apply1(float v, float op, int, int) const {
+    return rl_bias_gelu_fast(v, op, e.gelu);
   }
 };
 
@@ -198,15 +201,28 @@ __global__ void __launch_bounds__(kWrThreads, 1)
       v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
       v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
     }
-    if (Epi::kColOperand && (!kRuntimeOp || op_bytes > 0)) {
-      const uint4 raw = *reinterpret_cast<const uint4 *>(col_op + col);
-      const __half2 *ops = reinterpret_cast<const __half2 *>(&raw);
+    if constexpr (kRuntimeOp) {  // where it has a bias (none: the plain GEMM)
+      if (op_bytes > 0) {
+        const uint4 raw = *reinterpret_cast<const uint4 *>(col_op + col);
+        const __half2 *ops = reinterpret_cast<const __half2 *>(&raw);
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const float2 f = __half22float2(ops[i]);
-        v[2 * i] = epi.apply1(v[2 * i], epi.prep(f.x));
-        v[2 * i + 1] = epi.apply1(v[2 * i + 1], epi.prep(f.y));
+        for (int i = 0; i < 4; ++i) {
+          const float2 f = __half22float2(ops[i]);
+          v[2 * i] = epi.apply1(v[2 * i], epi.prep(f.x), row, n0 + col + 2 * i);
+          v[2 * i + 1] = epi.apply1(v[2 * i + 1], epi.prep(f.y), row, n0 + col + 2 * i + 1);
+        }
       }
+    } else {  // a compile-time functor, always (its row operand even without a column one)
+      float op[8];  // the column operand, prepared; 0 without one
+      if (op_bytes > 0) {
+        unpack8(*reinterpret_cast<const uint4 *>(col_op + col), op);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) op[i] = epi.prep(op[i]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) op[i] = 0.0f;
+      }
+      epi.template apply<true>(v, op, row, n0 + col, N);
     }
     uint4 out;
     __half2 *o = reinterpret_cast<__half2 *>(&out);
@@ -294,9 +310,9 @@ int launch_wgmma_rows(const half *A, const half *B, half *C, int M, int N, int K
 
 }  // namespace rlg
 
-// The tile above with WrRuntimeEpi{epi.bias, epi.gelu} (gelu: -1 none, 0 tanh, 1 erf in the
-// fast forms), instantiated once, in wgmma_rows_shared.cu, for both families; as
-// launch_wgmma_rows otherwise. Returns 0 or a cudaError_t.
+// The tile above with WrRuntimeEpi{epi} (gelu: -1 none, 0 tanh, 1 erf in the fast forms),
+// instantiated once, in wgmma_rows_shared.cu, for the families whose run-time form is SlabEpi;
+// as launch_wgmma_rows otherwise. Returns 0 or a cudaError_t.
 int rl_wgmma_rows_launch(const half *A, const half *B, half *C, int M, int N, int K, SlabEpi epi,
                          cudaStream_t stream, bool *launched);
 
@@ -309,9 +325,9 @@ int try_wgmma_few_rows(const half *A, const half *B, half *C, int M, int N, int 
   *launched = false;
   if (M <= kWrMinRows || M > kWrMaxRows || !vec16_ok(A, B, C, N, K, epi) || !wgmma_capable())
     return 0;
-  if constexpr (HasRuntimeForm<Epi>::value)
+  if constexpr (SharesRuntimeForm<Epi>::value)
     return rl_wgmma_rows_launch(A, B, C, M, N, K, epi.slab_epi(), stream, launched);
-  else  // a functor without a run-time form: the tile built for it
+  else  // no run-time form, or one of its own (a residual): the tile built for the functor
     return launch_wgmma_rows(A, B, C, M, N, K, epi, stream, launched);
 }
 

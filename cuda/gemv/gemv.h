@@ -1,6 +1,8 @@
 /* Decode GEMV / small-M GEMM: the public launcher and its variant table (bindgen reads this
- * file). Conventions as in cuda/kernels.h. The GEMM family reaches the GEMV's slab kernels
- * through cuda/gemv/gemv_slabs_api.cuh, not through these.
+ * file). Conventions as in cuda/kernels.h. Variants 1..rl_gemv_variant_count(), one file each
+ * (cuda/gemv/gemv_NN_<name>.cuh: what the step changes and what it measured); *_name(v) is a
+ * short name, *_summary(v) one line; both NULL out of range. The GEMM family reaches the
+ * GEMV's slab kernels through cuda/gemv/gemv_slabs_api.cuh, not through these.
  */
 #ifndef ROOFLINE_LAB_GEMV_H
 #define ROOFLINE_LAB_GEMV_H
@@ -20,6 +22,7 @@ int rl_gemv(int variant, const void *x, const void *W, void *y, void *workspace,
             int K, void *stream);
 int rl_gemv_variant_count(void);
 const char *rl_gemv_variant_name(int variant);
+const char *rl_gemv_variant_summary(int variant);
 
 #ifdef __cplusplus
 }

@@ -1,25 +1,11 @@
-// GEMV v1 (a thread per output), the scalar-column fallback, the helpers v2..v6 share (W loads
-// that skip L1, K splits, the split-K finish) and the FMA path (v2, v3).
-// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
-// whose kernels and helpers it builds on.
+// GEMV's FMA path and what the steps before the slabs share: W loads that skip L1, K splits,
+// the split-K finish, the scalar-column fallback and the FMA kernel (v2 and v3).
+// A part of gemv/gemv_common.cuh, which includes it after the shared constants.
 namespace {
 
-// ---------------------------------------------------------------- v1
-__global__ void __launch_bounds__(kThreads)
-    gemv_v1(const __half *x, const __half *W, __half *y, int M, int N, int K) {
-  const int n = blockIdx.x * blockDim.x + threadIdx.x;
-  if (n >= N) return;
-  for (int m = blockIdx.y; m < M; m += gridDim.y) {
-    const __half *xr = x + (size_t)m * K;
-    float acc = 0.0f;
-    for (int k = 0; k < K; ++k) acc += __half2float(xr[k]) * __half2float(W[(size_t)k * N + n]);
-    y[(size_t)m * N + n] = __float2half_rn(acc);
-  }
-}
-
-// ---------------------------------------------------------------- scalar fallback (v2..v6)
-// N % 8 != 0 or W unaligned: a block owns 32 columns (one per lane), its 8 warps split K
-// (interleaved rows, 64-byte coalesced reads), shared-memory reduction.
+// ---------------------------------------------------------------- scalar fallback
+// V2..14 where N % 8 != 0 or W is unaligned: a block owns 32 columns (one per lane), its
+// 8 warps split K (interleaved rows, 64-byte coalesced reads), shared-memory reduction.
 template <int MB>
 __global__ void __launch_bounds__(kThreads)
     gemv_scalar(const __half *x, const __half *W, __half *y, int M, int N, int K) {
@@ -50,7 +36,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// ---------------------------------------------------------------- shared by v2..v6
+// ---------------------------------------------------------------- W loads, K splits
 __device__ __forceinline__ uint4 ldg_stream(const __half *p) {  // W: read once, skip L1
   uint4 v;
   asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -58,13 +44,13 @@ __device__ __forceinline__ uint4 ldg_stream(const __half *p) {  // W: read once,
       : "l"(p));
   return v;
 }
-__device__ __forceinline__ uint2 ldg_stream8(const __half *p) {  // 8 bytes of W (v18)
+__device__ __forceinline__ uint2 ldg_stream8(const __half *p) {  // 8 bytes of W (v13)
   uint2 v;
   asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
   return v;
 }
-// 8 bytes of W with a hint to fetch the aligned 256 bytes around them into L2 (v19): a 32-column
-// slab reads 64 bytes of each row, its three neighbours the rest of the 256-byte block.
+// 8 bytes of W with a hint to fetch the aligned 256 bytes around them into L2 (v14): a
+// 32-column slab reads 64 bytes of each row, its three neighbours the rest of the 256-byte block.
 __device__ __forceinline__ uint2 ldg_stream8_l2(const __half *p) {
   uint2 v;
   asm("ld.global.nc.L1::no_allocate.L2::256B.v2.u32 {%0, %1}, [%2];"
@@ -78,7 +64,7 @@ __device__ __forceinline__ int split_begin(int total, int parts, int i) {
   return (int)((long long)total * i / parts);
 }
 
-enum Mode { kDirect = 0, kWorkspace = 1, kCluster = 2 };
+enum Mode { kDirect = 0, kWorkspace = 1 };
 
 // Workspace layout: `tiles` uint32 tickets (padded to 256 bytes), then fp32 partial slots,
 // slot (tile, split) holding MB x 64 values.
@@ -99,7 +85,7 @@ __device__ __forceinline__ void finish_tile(const float *part, __half *y, void *
   };
   if constexpr (MODE == kDirect) {
     for (int e = threadIdx.x; e < EL; e += kThreads) store(e, part[e]);
-  } else if constexpr (MODE == kWorkspace) {
+  } else {  // kWorkspace
     __shared__ bool last;
     const int tiles = gridDim.x;
     unsigned *ticket = static_cast<unsigned *>(ws) + tile;
@@ -134,23 +120,6 @@ __device__ __forceinline__ void finish_tile(const float *part, __half *y, void *
         store(e, v[p]);
       }
     }
-  } else {
-#if __CUDA_ARCH__ >= 900
-    cg::cluster_group cluster = cg::this_cluster();
-    cluster.sync();  // every block's part[] is complete (release/acquire across the cluster)
-    const int rank = (int)cluster.block_rank();
-    const int lo = split_begin(EL, S, rank), hi = split_begin(EL, S, rank + 1);
-    for (int e = lo + threadIdx.x; e < hi; e += kThreads) {
-      float v = 0.0f;
-#pragma unroll
-      for (int r = 0; r < kMaxSplitsCluster; ++r)
-        if (r < S) v += cluster.map_shared_rank(part, r)[e];
-      store(e, v);
-    }
-    cluster.sync();  // peers may still be reading this block's part[]
-#else
-    __trap();  // never launched: the host only uses clusters on sm_90
-#endif
   }
 }
 

@@ -1,10 +1,10 @@
-// GEMV's tensor-core path (v4, v5: mma.sync on W fragments, split-K through the workspace or a
-// cluster) and v6's per-lane cp.async ring.
-// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
-// whose kernels and helpers it builds on.
+// GEMV's tensor-core path (v4: mma.sync on W fragments, split-K through the workspace), whose
+// groups and fragments the register slabs reuse.
+// A part of gemv/gemv_common.cuh, which includes it after the shared constants and the parts
+// before it, whose kernels and helpers it builds on.
 namespace {
 
-// ---------------------------------------------------------------- tensor-core path (v4, v5)
+// ---------------------------------------------------------------- tensor-core path (v4)
 // mma.sync m16n8k16: A = 16 rows of x (rows >= M are zero) x 16 k, B = 16 k x 8 columns of W.
 // B wants pairs along k in one register, W holds pairs along n, so the k order inside a group
 // of 16 rows is permuted (any permutation works if A uses the same): lane (g, t) = (lane / 4,
@@ -159,124 +159,6 @@ __global__ void __launch_bounds__(kThreads, kMmaBlocksPerSm)
   }
 
   // Reduce the 8 warps: red[warp][lane][j], j = q * 8 + i for accumulator v[i][q].
-  mma_warps_to_part<MB, kWarps, kThreads>(acc, red, part);
-  __syncthreads();
-  finish_tile<MB, MODE>(part, y, ws, M, N, S);
-}
-
-
-// ---------------------------------------------------------------- v6: cp.async ring
-// v5's groups and index math, but W goes through a per-lane ring of kRingStages groups in shared
-// memory filled by cp.async (zero-fill where a row is outside the warp's range, past K, or past
-// N). The ring is filled first thing, before x or anything else is touched; then every step
-// waits for the oldest group, computes it, and refills its slot with the group kRingStages
-// ahead, so kRingStages groups (384 B per lane) stay in flight until the warp's range runs out:
-// no drain between batches, and no registers spent on loads in flight. A lane fills and reads
-// only its own slots, so the ring needs no barrier. x (A fragments) is loaded one group ahead
-// into registers. After the loop the ring is reused for the cross-warp reduction.
-constexpr int kRingStages = 6;
-constexpr size_t kRingBytes = (size_t)kRingStages * 4 * kThreads * sizeof(uint4);  // 96 KiB
-template <int MB>
-constexpr size_t kRingRedBytes = (size_t)kWarps * 32 * (8 * (MB / 4) + 1) * sizeof(float);
-template <int MB>
-constexpr size_t kRingSmem =
-    (kRingBytes > kRingRedBytes<MB> ? kRingBytes : kRingRedBytes<MB>) + MB * kTileN * sizeof(float);
-
-// 16-byte cp.async that writes zeros (reads nothing) when !ok.
-__device__ __forceinline__ void cp_async16_zfill(void *smem, const void *gmem, bool ok) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem),
-               "r"(ok ? 16 : 0)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int PENDING>
-__device__ __forceinline__ void cp_async_wait() {  // all but the newest PENDING groups are done
-  asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
-}
-
-template <int MB, int MODE>
-__global__ void __launch_bounds__(kThreads, kMmaBlocksPerSm)
-    gemv_ring(const __half *x, const __half *W, __half *y, void *ws, int M, int N, int K, int S,
-              bool xvec) {
-  constexpr int JS = 8 * (MB / 4);
-  extern __shared__ __align__(16) unsigned char smem[];
-  uint4 *ring = reinterpret_cast<uint4 *>(smem);  // [stage][j][thread]
-  float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(smem);  // after the loop
-  float *part = reinterpret_cast<float *>(
-      smem + (kRingBytes > kRingRedBytes<MB> ? kRingBytes : kRingRedBytes<MB>));
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int g = lane >> 2, t = lane & 3;
-  const int n = blockIdx.x * kTileN + g * 8;
-  const bool col_ok = n < N;  // N % 8 == 0
-  const int quads = K / 4 + (K % 4 != 0);
-  const int wid = blockIdx.y * kWarps + warp;
-  const int qa = split_begin(quads, S * kWarps, wid), qb = split_begin(quads, S * kWarps, wid + 1);
-  const int ga = qa / 4, gb = qa < qb ? (qb + 3) / 4 : ga;
-
-  // Group gi into ring slot `slot`: rows 16 gi + 4t + j, j < 4, columns n .. n + 8.
-  // p = &W[16 gi + 4t][n] (formed incrementally; only dereferenced where the row is valid).
-  auto issue = [&](int gi, int slot, const __half *p) {
-    const int q = gi * 4 + t, kq = 4 * q;  // this lane's quad and its first row
-    const bool quad_ok = col_ok && q >= qa && q < qb;
-    uint4 *dst = ring + slot * 4 * kThreads + threadIdx.x;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const bool ok = quad_ok && kq + j < K;
-      cp_async16_zfill(dst + j * kThreads, ok ? p : W, ok);
-      p += N;
-    }
-  };
-  // x[g (+8)][4 rows of group gi]; zeros outside the warp's range (no access).
-  auto load_a = [&](int gi, uint2 (&a)[2]) {
-    const int q = gi * 4 + t, kq = 4 * q;
-    const bool quad_ok = q >= qa && q < qb;
-    a[0] = load_x4(x, g, kq, M, K, quad_ok, xvec);
-    a[1] = MB == 16 ? load_x4(x, g + 8, kq, M, K, quad_ok, xvec) : make_uint2(0, 0);
-  };
-
-  // One commit per stage even when empty, so "wait for all but the newest kRingStages - 1" always
-  // means "the oldest stage has landed".
-  const size_t gstep = (size_t)16 * N;  // one group of rows
-  const __half *pg = W + ((size_t)ga * 16 + 4 * t) * N + n;
-#pragma unroll
-  for (int d = 0; d < kRingStages; ++d) {
-    if (ga + d < gb) issue(ga + d, d, pg);
-    cp_async_commit();
-    pg += gstep;
-  }
-  // pg = &W[16 (gi + kRingStages) + 4t][n] from here on.
-
-  MmaAcc<MB> acc;
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-#pragma unroll
-    for (int j = 0; j < MB / 4; ++j) acc.v[i][j] = 0.0f;
-
-  uint2 a_cur[2];
-  load_a(ga, a_cur);
-  int slot = 0;
-  for (int gi = ga; gi < gb; ++gi) {
-    uint2 a_next[2];
-    load_a(gi + 1, a_next);
-    cp_async_wait<kRingStages - 1>();
-    uint4 w[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) w[j] = ring[slot * 4 * kThreads + j * kThreads + threadIdx.x];
-    mma_group_compute<MB>(acc, w, a_cur);
-    // The MMAs above consume w, so the slot has been read before the refill is issued.
-    if (gi + kRingStages < gb) issue(gi + kRingStages, slot, pg);
-    cp_async_commit();
-    pg += gstep;
-    a_cur[0] = a_next[0];
-    a_cur[1] = a_next[1];
-    slot = slot + 1 == kRingStages ? 0 : slot + 1;
-  }
-  cp_async_wait<0>();
-  __syncthreads();  // every lane is done with the ring: red[] overwrites it
-
   mma_warps_to_part<MB, kWarps, kThreads>(acc, red, part);
   __syncthreads();
   finish_tile<MB, MODE>(part, y, ws, M, N, S);

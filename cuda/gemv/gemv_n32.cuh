@@ -1,38 +1,38 @@
-// GEMV's 32-column slabs (v18, v19): 2..16 rows over all of K, no cluster.
-// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
-// whose kernels and helpers it builds on.
+// GEMV's 32-column slabs (v13, v14): 2..16 rows over all of K, no cluster.
+// A part of gemv/gemv_common.cuh, which includes it after the shared constants and the parts
+// before it, whose kernels and helpers it builds on.
 namespace {
 
-// ---------------------------------------------------------------- v18: 32-column slabs
-// Where v17 runs the (1, 2) clusters (N / 64 slabs between a quarter and a half of the SMs:
+// ---------------------------------------------------------------- v13: 32-column slabs
+// Where v12 runs the (1, 2) clusters (N / 64 slabs between a quarter and a half of the SMs:
 // N = 4096 on an H200), 2..16 rows here take 32-column slabs over all of K instead, N / 32
 // CTAs of 16 warps and no cluster. The probe scripts/device/probes/gemv_xp_parts.cu (in git at
 // 877c669) timed
-// v17's unit loop at 4096² with its parts switched off: the walk reaches the read (within
+// v12's unit loop at 4096² with its parts switched off: the walk reaches the read (within
 // ~0.1 us), and the whole gap (1.0 us at 2..8 rows, 1.5 at 16) is the end, of which the
 // cluster's start, exchange and its waits take ~0.5 us and the reduction through shared
 // memory the rest, growing with the floats it moves (16 warps x 32 lanes x 16 per 8 rows).
 // Here no exchange, and half the sums per lane:
 // - lane (g, t) loads 8 bytes (columns 4g .. 4g + 3) of rows 16t .. 16t + 15 of a unit of
 //   64 rows of K, four groups of 4 rows; each group is the A operand of 2 MMAs per 8 rows of
-//   x (v17: 16 bytes, 4 MMAs), x one 16-byte load per 8 of the lane's rows;
+//   x (v12: 16 bytes, 4 MMAs), x one 16-byte load per 8 of the lane's rows;
 // - TOP's order over half-units of two groups (8 loads: the next half's loads issued before
-//   the current half is multiplied), so the bytes in flight per lane stay v17's (two
+//   the current half is multiplied), so the bytes in flight per lane stay v12's (two
 //   half-units x 64 B);
 // - the end sums only the rows below M (at 2 rows a quarter of the entries).
-// The probe's copy measured 0.3-0.4 us faster than v17 at 2..8 rows and 0.2 at 16 (graph);
-// the product 0.03-0.45 us (X8), where at 16 rows x's loads (twice v17's per byte of W: each
+// The probe's copy measured 0.3-0.4 us faster than v12 at 2..8 rows and 0.2 at 16 (graph);
+// the product 0.03-0.45 us (X8), where at 16 rows x's loads (twice v12's per byte of W: each
 // CTA reads all of K of x) take back most of the end's gain.
 // K % 64 == 0 and x 16-byte aligned (the host checks); a lane past N loads column N - 4, a
 // lane past M loads row M - 1 of x (sums never stored).
-// V19 (GEMV v19; probe scripts/device/probes/gemv_n32_end.cu at 877c669, runs NE1, NE2): W's
-// loads carry
-// an L2 prefetch of their 256-byte block (the walk 0.1-0.2 us faster), and the end is one
-// pass: lane l of warp w sums entry w of lane l over the 16 warps, its own warp's term from
-// its registers, in v18's order (bitwise v18's y), and stores it; no part[], one barrier.
+// PREFETCH_ONE_PASS (GEMV v14; probe scripts/device/probes/gemv_n32_end.cu at 877c669, runs
+// NE1, NE2): W's loads carry an L2 prefetch of their 256-byte block (the walk 0.1-0.2 us
+// faster), and the end is one pass: lane l of warp w sums entry w of lane l over the 16 warps,
+// its own warp's term from its registers, in v13's order (bitwise v13's y), and stores it; no
+// part[], one barrier.
 constexpr int kN32Cols = 32, kN32UnitK = 64;
 
-// One half-unit of a 32-column slab's lane (v18, v19): its two groups of W words w[j], each
+// One half-unit of a 32-column slab's lane (v13, v14): its two groups of W words w[j], each
 // the A operand of one MMA pair per 8 rows of x (the half's x words xa[h][h2]).
 template <int XR>
 __device__ __forceinline__ void n32_compute_half(WaAcc (&wacc)[XR], const uint2 (&w)[2][4],
@@ -46,7 +46,7 @@ __device__ __forceinline__ void n32_compute_half(WaAcc (&wacc)[XR], const uint2 
     }
 }
 
-// v18's end, first half: every warp's sums of the rows below M into red[] (lane t of half h
+// v13's end, first half: every warp's sums of the rows below M into red[] (lane t of half h
 // holds rows 8h + 2t, 8h + 2t + 1), then the barrier.
 template <int MB>
 __device__ __forceinline__ void n32_red_store(const WaAcc (&wacc)[MB / 8],
@@ -62,7 +62,7 @@ __device__ __forceinline__ void n32_red_store(const WaAcc (&wacc)[MB / 8],
   __syncthreads();
 }
 
-// v18's end: red[] summed over the 16 warps into part[m * 32 + col], a second barrier, the store.
+// v13's end: red[] summed over the 16 warps into part[m * 32 + col], a second barrier, the store.
 template <int MB>
 __device__ __forceinline__ void n32_end_parts(const WaAcc (&wacc)[MB / 8],
                                               float (*red)[32][MB + 1], float *part, __half *y,
@@ -88,7 +88,7 @@ __device__ __forceinline__ void n32_end_parts(const WaAcc (&wacc)[MB / 8],
   }
 }
 
-// V19's end, first half (see above): every entry of the lane's sums but its own (entry `warp`)
+// v14's end, first half (see above): every entry of the lane's sums but its own (entry `warp`)
 // into red[]; returns the own one. The caller's barrier follows.
 template <int MB>
 __device__ __forceinline__ float n32_own_to_red(const WaAcc (&wacc)[MB / 8],
@@ -111,7 +111,7 @@ __device__ __forceinline__ float n32_own_to_red(const WaAcc (&wacc)[MB / 8],
   return own;
 }
 
-// V19's end, second half: entry `warp` of this lane summed over the 16 warps (its own term
+// v14's end, second half: entry `warp` of this lane summed over the 16 warps (its own term
 // from `own`) and stored.
 template <int MB>
 __device__ __forceinline__ void n32_own_sum_store(float own, float (*red)[32][MB + 1], __half *y,
@@ -127,7 +127,7 @@ __device__ __forceinline__ void n32_own_sum_store(float own, float (*red)[32][MB
   y[(size_t)m * N + col] = __float2half_rn(v);
 }
 
-// V19's end (see above): red[] holds every warp's entries but each lane's own (entry `warp`).
+// v14's end (see above): red[] holds every warp's entries but each lane's own (entry `warp`).
 template <int MB>
 __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
                                             float (*red)[32][MB + 1], __half *y, int M, int N,
@@ -137,12 +137,12 @@ __device__ __forceinline__ void n32_end_own(const WaAcc (&wacc)[MB / 8],
   n32_own_sum_store<MB>(own, red, y, M, N, n0);
 }
 
-template <int MB, bool V19>
+template <int MB, bool PREFETCH_ONE_PASS>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_n32(const __half *x, const __half *W, __half *y, int M, int N, int K) {
   constexpr int XR = MB / 8, JS = 8 * XR, LR = kN32UnitK / 4;  // a lane's rows per unit
   __shared__ float red[kSlabWarps][32][JS + 1];  // + 1: conflict-free both ways
-  __shared__ float part[V19 ? 1 : MB * kN32Cols];
+  __shared__ float part[PREFETCH_ONE_PASS ? 1 : MB * kN32Cols];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int n0 = blockIdx.x * kN32Cols;
@@ -164,7 +164,9 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const size_t o = off + (size_t)(8 * h2 + 4 * j) * N;
-      const auto ld = [](const __half *p) { return V19 ? ldg_stream8_l2(p) : ldg_stream8(p); };
+      const auto ld = [](const __half *p) {
+        return PREFETCH_ONE_PASS ? ldg_stream8_l2(p) : ldg_stream8(p);
+      };
       w[j][0] = ld(w0 + o);
       w[j][1] = ld(w1 + o);
       w[j][2] = ld(w2 + o);
@@ -197,7 +199,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 #pragma unroll
     for (int r = 0; r < XR; ++r) xa[r][0] = xb[r][0], xa[r][1] = xb[r][1];
   }
-  if constexpr (V19)
+  if constexpr (PREFETCH_ONE_PASS)
     n32_end_own<MB>(wacc, red, y, M, N, n0);
   else
     n32_end_parts<MB>(wacc, red, part, y, M, N, n0);

@@ -1,10 +1,13 @@
-// GEMV's register slabs (v8..v11, and the loops of v13..v17): a 512-thread block streams all of K
-// (or half of it in a (1, 2) cluster) for 64 columns, W in registers.
-// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
-// whose kernels and helpers it builds on.
+// GEMV's register slabs (v5..v7, and the loops of v9..v12): a 512-thread block streams all of
+// K (or half of it in a (1, 2) cluster) for 64 columns, W in registers.
+// A part of gemv/gemv_common.cuh, which includes it after the shared constants and the parts
+// before it, whose kernels and helpers it builds on.
+// Every slab kernel takes its epilogue as Epi, a run-time descriptor applied at its store
+// (slab_store_tile): SlabEpi, the GEMV's own and the GEMM's shared one; SlabEpiResidual only in
+// the instantiations that GEMM+bias+residual runs (gemv_slabs_api.cuh).
 namespace {
 
-// ---------------------------------------------------------------- v8: slabs
+// ---------------------------------------------------------------- slabs (v5)
 constexpr int kSlabThreads = 512, kSlabWarps = kSlabThreads / 32;
 constexpr int kSlabU = 4;                   // W loads per lane per buffer (two buffers)
 constexpr int kSlabXSmemMax = 64 * 1024;    // x staged in smem: K <= 32760 (one row)
@@ -38,7 +41,7 @@ static_assert(slab_split(1031, 1, 0) == 0 && slab_split(1031, 1, 1) == 1031 &&
                   slab_split(1 << 26, 2, 2) == 1 << 26,
               "slab_split: total * rank / S for S in {1, 2}");
 
-// PUSH == 2 (GEMV v15): the peer's half of the sums arrives by st.async, which counts its
+// PUSH == 2 (GEMV v11): the peer's half of the sums arrives by st.async, which counts its
 // bytes on this CTA's recv barrier, instead of plain DSMEM stores behind a cluster barrier.
 // The bytes a rank receives: half of an MB x 64 fp32 tile.
 __host__ __device__ constexpr unsigned slab_recv_bytes(int mb) { return mb * kTileN / 2 * 4; }
@@ -132,7 +135,7 @@ __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, in
     for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
       const int m = e / kTileN, col = n0 + e % kTileN;
       if (m < M && col < N)
-        y[(size_t)m * N + col] = __float2half_rn(epi(part[e] + recv[e - lo], col));
+        y[(size_t)m * N + col] = __float2half_rn(epi(part[e] + recv[e - lo], m, col));
     }
 #else
     __trap();  // never launched: the host only uses clusters on sm_90
@@ -141,7 +144,7 @@ __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, in
     __syncthreads();
     for (int e = threadIdx.x; e < EL; e += THREADS) {
       const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e], col));
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(part[e], m, col));
     }
   } else {
 #if __CUDA_ARCH__ >= 900
@@ -152,7 +155,7 @@ __device__ __forceinline__ void slab_store_tile(const float *part, __half *y, in
     const int lo = rank * EL / 2, hi = (rank + 1) * EL / 2;
     for (int e = lo + threadIdx.x; e < hi; e += THREADS) {
       const int m = e / kTileN, col = n0 + e % kTileN;
-      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(p0[e] + p1[e], col));
+      if (m < M && col < N) y[(size_t)m * N + col] = __float2half_rn(epi(p0[e] + p1[e], m, col));
     }
     cluster.sync();  // the peer may still be reading this block's part[]
 #else
@@ -173,15 +176,15 @@ __host__ __device__ constexpr int slab1_split_begin(int K, int S, int rank) {
 }
 inline int slab1_smem(int K, int S) { return ((K + S - 1) / S + 8) * 2; }
 
-// XFAST (GEMV v15 / HGEMM v8 in a cluster, 16-byte x only): the staging of x issues its
+// XFAST (GEMV v11 / HGEMM v8 in a cluster, 16-byte x only): the staging of x issues its
 // first loads before W's (behind W's they queue after ~4 MB of requests chip-wide, and the
 // barrier that publishes x holds every refill of W until they land), and a lane past N loads
 // column N - 8 instead of a guarded zero (its sums are never stored). x first alone measured
 // 0.1-0.3 us slower in this kernel (C5); with the guard gone too, 0.7 us faster at 4096² (C7;
 // the probe gemv_slab1_parts.cu found the pair on its copy of the kernel, D3).
-template <bool CLUSTER, int PUSH = 0, bool XFAST = false>
+template <bool CLUSTER, int PUSH = 0, bool XFAST = false, class Epi = SlabEpi>
 __global__ void __launch_bounds__(kSlabThreads, 1)
-    gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K, SlabEpi epi) {
+    gemv_slab1(const __half *x, const __half *W, __half *y, int N, int K, Epi epi) {
   constexpr int LPR = kSlabLanesPerRow, COLS = LPR * 8, RPP = kSlabThreads / LPR, U = kSlabU;
   extern __shared__ __align__(16) unsigned char slab_smem[];
   __half *xs = reinterpret_cast<__half *>(slab_smem);
@@ -276,7 +279,7 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 template <int MB>  // red[][][], part[MB x 64], and PUSH's recv[] (half of part)
 constexpr int kSlabMmaSmem = kSlabWarps * 32 * (8 * (MB / 4) + 1) * 4 + MB * kTileN * 4 * 3 / 2;
 
-// v9 (WA, 2..8 rows): W is the MMA's A operand and x^T its B operand (m16n8k16 with the 8
+// WA (v6, 2..8 rows): W is the MMA's A operand and x^T its B operand (m16n8k16 with the 8
 // columns of B = 8 rows of x), so a group of 16 k x 64 columns takes 4 MMAs instead of 8.
 // The lane loads are v4's: lane (g, t) holds W rows k0 + 4t + 0..3 at columns n0 + 8g .. +8
 // and x[g][k0 + 4t .. +3]. The k order is permuted as in v4 (fragment k 2t, 2t+1, 2t+8, 2t+9
@@ -287,7 +290,7 @@ struct WaAcc {
   float v[4][4];  // [i][q]: y[2t + (q & 1)][n0 + 8g + 2i + (q >> 1)]
 };
 
-// One group of 4 rows of W in a lane's words (16 bytes each: 4 MMAs; 8 bytes, v18: 2): word i
+// One group of 4 rows of W in a lane's words (16 bytes each: 4 MMAs; 8 bytes, v13: 2): word i
 // of the four rows holds columns 2i, 2i + 1 of the lane's, the A fragment of MMA i.
 template <class V>
 __device__ __forceinline__ void wa_group_compute(WaAcc &acc, const V (&w)[4], uint2 a) {
@@ -301,7 +304,7 @@ __device__ __forceinline__ void wa_group_compute(WaAcc &acc, const V (&w)[4], ui
   }
 }
 
-// WA over 16 rows (GEMV v17): two B operands, x rows 0..7 and 8..15, on the same A fragments
+// WA over 16 rows (GEMV v12): two B operands, x rows 0..7 and 8..15, on the same A fragments
 // of W; H (1 or 2) WaAcc per lane, one per half.
 template <int MB, bool WA>
 constexpr int kWaHalves = WA ? MB / 8 : 1;
@@ -330,7 +333,7 @@ __device__ __forceinline__ void wa_warps_to_part(const WaAcc (&acc)[H],
   }
 }
 
-// One group of a tensor-core slab: W as the A operand (WA, 2..8 rows; 16 with v17's halves,
+// One group of a tensor-core slab: W as the A operand (WA, 2..8 rows; 16 with v12's halves,
 // one x fragment a[h] each) or v4's groups.
 template <int MB, bool WA>
 __device__ __forceinline__ void slab_group_compute(MmaAcc<MB> &acc,
@@ -356,10 +359,10 @@ __device__ __forceinline__ void slab_warps_to_part(const MmaAcc<MB> &acc,
     mma_warps_to_part<MB, kSlabWarps, kSlabThreads>(acc, red, part);
 }
 
-template <int MB, bool CLUSTER, bool WA = false, int PUSH = 0>
+template <int MB, bool CLUSTER, bool WA = false, int PUSH = 0, class Epi = SlabEpi>
 __global__ void __launch_bounds__(kSlabThreads, 1)
     gemv_slab_mma(const __half *x, const __half *W, __half *y, int M, int N, int K, bool xvec,
-                  SlabEpi epi) {
+                  Epi epi) {
   static_assert(!WA || MB == 8, "W as the A operand covers up to 8 rows");
   constexpr int JS = 8 * (MB / 4);
   extern __shared__ __align__(16) unsigned char slab_smem[];
@@ -414,10 +417,10 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
   slab_store_tile<MB, CLUSTER, kSlabThreads, PUSH>(part, y, M, N, n0, epi, part + MB * kTileN);
 }
 
-// ---------------------------------------------------------------- v10: lean slab loop
-// v9's slabs for 2..16 rows (W as the A operand for 2..8 rows, v4's groups for 9..16; same
+// ---------------------------------------------------------------- lean slab loop (v7)
+// v6's slabs for 2..16 rows (W as the A operand for 2..8 rows, v4's groups for 9..16; same
 // grid, split, reduction and store) with a main loop that does little but the loads and the
-// MMAs. In v9's SASS a group of 16 rows costs ~90 instructions, most of them rebuilding four
+// MMAs. In v6's SASS a group of 16 rows costs ~90 instructions, most of them rebuilding four
 // 64-bit row addresses and choosing between guarded and unguarded paths; here ~35:
 // - only shapes with K % 16 == 0 and x 8-byte aligned come here (no partial groups, x one
 //   8-byte load), so no load is guarded;
@@ -426,35 +429,34 @@ __global__ void __launch_bounds__(kSlabThreads, 1)
 //   its own row or column of D);
 // - four row pointers and the x pointers advance by a constant step (16 warps x 16 rows);
 // - P groups in flight per warp in a rolling register ring: group i + P is issued as soon as
-//   group i is multiplied, instead of v9's two-group batches.
+//   group i is multiplied, instead of v6's two-group batches (old v10: this alone).
 template <int MB>
 constexpr int kV10Depth = MB == 8 ? 4 : 3;  // groups in flight per warp, within 128 registers
 
-// BATCH (v11): where a warp has at least 4 P groups, its steady state issues P groups together
-// and multiplies them together (no branches there; ptxas then computes all P before issuing
-// the next P). The reading behind it: ptxas puts every W load of a warp on one scoreboard, so
-// a rolling wait before a group also waits for the groups issued after it, where a batch
-// waits once per P groups. Measured on the H200: at 4096^2 (cluster of 2, 8 groups per warp)
-// rolling is faster, at 8192^2 (32 groups per warp) batches are, by 2-5%; under Nsight
-// Compute the two differ by 3% (docs/perf-log.md, GEMV v10 / v11).
-// TOP (v14, 2..8 rows): the one-row slab's loop instead: two groups in flight, the next group's
+// BATCH (v7; every launch): where a warp has at least 4 P groups, its steady state issues P
+// groups together and multiplies them together (no branches there; ptxas then computes all P
+// before issuing the next P). The reading behind it: ptxas puts every W load of a warp on one
+// scoreboard, so a rolling wait before a group also waits for the groups issued after it,
+// where a batch waits once per P groups. Measured on the H200: at 4096^2 (cluster of 2, 8
+// groups per warp) rolling is faster, at 8192^2 (32 groups per warp) batches are, by 2-5%;
+// under Nsight Compute the two differ by 3% (docs/perf-log.md, GEMV old v10 / v11).
+// TOP (v10, 2..8 rows): the one-row slab's loop instead: two groups in flight, the next group's
 // loads issued at the top of each step, before the current group is multiplied (load B,
 // multiply A, load A, multiply B). That is the order in which the one-row slab streams at the
 // read's pace; the same slab in a rotated order (multiply A, load A, multiply B, load B)
-// measured 4-8% slower (Y1), and so, it turned out, did v10's rolling ring, which is that
-// order with P groups (Z1). Launched for 2..8 rows only: at 16 rows (8 MMAs per group, 128
+// measured 4-8% slower (Y1), and so, it turned out, did v7's rolling ring, which is that
+// order with P groups (Z1). TOP alone runs 2..8 rows only: at 16 rows (8 MMAs per group, 128
 // registers) it measured up to 4% slower than the TMA slabs at 8192² (Z2).
-// XP (v16, with TOP, 2..8 rows): a warp walks units of 32 rows of K instead of 16, each unit
+// XP (v12, with TOP; 2..16 rows): a warp walks units of 32 rows of K instead of 16, each unit
 // two groups: lane t takes rows 8t + 0..3 in the first and 8t + 4..7 in the second, so that
 // its x for both is one 16-byte load, x[g][8t .. 8t + 7] (the group's k order is free as long
 // as W's rows and x's match). One x load per two groups instead of one per group, W's loads and
 // the bytes in flight as TOP's. Only for K % 32 == 0 and 16-byte aligned x (the host checks).
 template <int MB, bool CLUSTER, bool BATCH = false, int PUSH = 0, bool TOP = false,
-          bool XP = false>
+          bool XP = false, class Epi = SlabEpi>
 __global__ void __launch_bounds__(kSlabThreads, 1)
-    gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                  SlabEpi epi) {
-  constexpr bool WA = MB == 8 || XP;  // XP at 16 rows (v17): two halves of x per A fragment
+    gemv_slab_v10(const __half *x, const __half *W, __half *y, int M, int N, int K, Epi epi) {
+  constexpr bool WA = MB == 8 || XP;  // XP at 16 rows (v12): two halves of x per A fragment
   constexpr int P = kV10Depth<MB>, XR = MB / 8, JS = 8 * (MB / 4);
   extern __shared__ __align__(16) unsigned char slab_smem[];
   float(*red)[32][JS + 1] = reinterpret_cast<float(*)[32][JS + 1]>(slab_smem);

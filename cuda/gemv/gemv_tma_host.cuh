@@ -1,9 +1,9 @@
 // The host side of GEMV's TMA slabs: the tensor maps (cached) and their launch.
-// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
-// whose kernels and helpers it builds on.
+// A part of gemv/gemv_common.cuh, which includes it after the shared constants and the parts
+// before it, whose kernels and helpers it builds on.
 namespace {
 
-// ---- TMA slabs (GEMV v12, HGEMM v8): the launch (tensor maps: tma_host.cuh).
+// ---- TMA slabs (GEMV v8, HGEMM v8): the launch (tensor maps: tma_host.cuh).
 // Whether the TMA slabs can run: compute capability 9.x (their SASS is sm_90a; elsewhere the
 // compute_80 PTX would JIT the trapping stub) and a driver with the tensor-map encoder.
 bool tma_capable() {
@@ -17,15 +17,16 @@ bool tma_capable() {
   return yes;
 }
 
-template <int R, bool CLUSTER, int PUSH = 0, bool STAGEB = false>
+template <int R, bool CLUSTER, int PUSH, bool STAGEB, class Epi>
 cudaError_t launch_tma(const CUtensorMap &wm, const CUtensorMap &xm, __half *y, int M, int N,
-                       int K, SlabEpi epi, cudaStream_t s) {
+                       int K, const Epi &epi, cudaStream_t s) {
+  constexpr auto *kernel = &gemv_slab_tma<R, CLUSTER, kTmaDepth, PUSH, STAGEB, Epi>;
+  if (const cudaError_t e = slab_smem<kernel>(kTmaSmem<R>); e != cudaSuccess) return e;
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config(dim3(tiles_for(N), CLUSTER ? 2 : 1, 1),
                                                kTmaThreads, kTmaSmem<R>, CLUSTER ? 2 : 1, s,
                                                &attr);
-  return cudaLaunchKernelEx(&cfg, gemv_slab_tma<R, CLUSTER, kTmaDepth, PUSH, STAGEB>, wm, xm, y,
-                            M, N, K, epi);
+  return cudaLaunchKernelEx(&cfg, kernel, wm, xm, y, M, N, K, epi);
 }
 
 // The smem attributes of the R-tile kernels, set once.
@@ -49,11 +50,12 @@ int tma_max_clusters() {
 }
 
 // The TMA slab launch for `rows` = M <= 64 rows of x when it applies (a slab grid of half to
-// one wave, with a (1, 2) cluster below that); *launched says whether it did. stageb: the
-// kernel that stages the bias in shared memory (the fused family's staged bias; with push only).
-template <int R>
-int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, SlabEpi epi,
-               long long max_work, int push, bool stageb, cudaStream_t s, bool *launched) {
+// one wave, with a (1, 2) cluster below that); *launched says whether it did. PUSH: the
+// clusters' exchange; STAGEB: the kernel that stages the bias in shared memory (the fused
+// family's staged bias; with a pushing exchange only).
+template <int R, int PUSH, bool STAGEB, class Epi>
+int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K, const Epi &epi,
+               long long max_work, cudaStream_t s, bool *launched) {
   if (!tma_attrs<R>()) return 0;
   const int sms = rl_sm_count();
   const long long tiles = tiles_for(N);
@@ -66,16 +68,9 @@ int tma_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
       !rl_tma::tensor_map(&xm, x, M, K, 64, 16 * R))
     return 0;
   *launched = true;
-  cudaError_t e;
-  if (stageb && push)
-    e = direct      ? launch_tma<R, false, 0, true>(wm, xm, y, M, N, K, epi, s)
-        : push == 2 ? launch_tma<R, true, 2, true>(wm, xm, y, M, N, K, epi, s)
-                    : launch_tma<R, true, 1, true>(wm, xm, y, M, N, K, epi, s);
-  else
-    e = direct      ? launch_tma<R, false>(wm, xm, y, M, N, K, epi, s)
-        : push == 2 ? launch_tma<R, true, 2>(wm, xm, y, M, N, K, epi, s)
-        : push      ? launch_tma<R, true, 1>(wm, xm, y, M, N, K, epi, s)
-                    : launch_tma<R, true>(wm, xm, y, M, N, K, epi, s);
+  constexpr bool SB = STAGEB && PUSH != kPull;
+  const cudaError_t e = direct ? launch_tma<R, false, kPull, SB>(wm, xm, y, M, N, K, epi, s)
+                               : launch_tma<R, true, PUSH, SB>(wm, xm, y, M, N, K, epi, s);
   const int st = rl_launch_status();
   return e != cudaSuccess ? (int)e : st;
 }
@@ -87,19 +82,24 @@ bool tma_shape_ok(const void *x, const void *W, int M, int N, int K) {
          (uintptr_t)x % 16 == 0 && (uintptr_t)W % 16 == 0 && tma_capable();
 }
 
-// max_work: the most m-tiles x rows of K one CTA may take (the HGEMM's limit, below); push:
-// 1 or 2, a cluster pushes its partial sums (slab_store_tile's PUSH); stageb: as tma_launch.
+// max_work: the most m-tiles x rows of K one CTA may take (the HGEMM's limit, below); PUSH and
+// STAGEB: as tma_launch. The cluster query and the plan are the SlabEpi kernels' for every Epi
+// (the same threads and shared memory, so the same residency).
+template <int PUSH, bool STAGEB, class Epi>
 int tma_slab_launch(const __half *x, const __half *W, __half *y, int M, int N, int K,
-                    SlabEpi epi, long long max_work, int push, bool stageb, cudaStream_t s,
-                    bool *launched) {
+                    const Epi &epi, long long max_work, cudaStream_t s, bool *launched) {
   *launched = false;
   if (!tma_shape_ok(x, W, M, N, K)) return 0;
   switch ((M + 15) / 16) {
-    case 1: return tma_launch<1>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
-    case 2: return tma_launch<2>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
-    case 3: return tma_launch<3>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
-    default: return tma_launch<4>(x, W, y, M, N, K, epi, max_work, push, stageb, s, launched);
+    case 1: return tma_launch<1, PUSH, STAGEB>(x, W, y, M, N, K, epi, max_work, s, launched);
+    case 2: return tma_launch<2, PUSH, STAGEB>(x, W, y, M, N, K, epi, max_work, s, launched);
+    case 3: return tma_launch<3, PUSH, STAGEB>(x, W, y, M, N, K, epi, max_work, s, launched);
+    default: return tma_launch<4, PUSH, STAGEB>(x, W, y, M, N, K, epi, max_work, s, launched);
   }
 }
+
+// Rows from which the TMA slabs beat the register slabs: 9 (the 16-row bucket). At 2..8 rows
+// v7's W-as-A groups take half the MMAs and measured 1-3% faster on the H200.
+constexpr int kTmaMinRows = 9;
 
 }  // namespace

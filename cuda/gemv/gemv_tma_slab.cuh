@@ -1,31 +1,31 @@
-// GEMV's TMA slabs (v12 at 9..16 rows; HGEMM v8 at 9..64): W and x through a ring of
+// GEMV's TMA slabs (v8 at 9..16 rows; HGEMM v8 at 9..64): W and x through a ring of
 // shared memory filled by cp.async.bulk.tensor.
-// A part of gemv/gemv.cu, which includes it after its shared constants and the parts before it,
+// A part of gemv/gemv_common.cuh, which includes it after the constants and the parts before,
 // whose kernels and helpers it builds on.
-// A SlabEpi whose bias was staged: columns n0 .. n0 + 63 read from bias_s[col - n0] when
-// bias_s is set, else from global memory as SlabEpi does.
+// A descriptor (SlabEpi, SlabEpiResidual) whose bias was staged: columns n0 .. n0 + 63 read
+// from bias_s[col - n0] when bias_s is set, else from global memory as the descriptor does.
+template <class Epi>
 struct SlabEpiAt {
-  SlabEpi epi;
+  Epi epi;
   const __half *bias_s;
   int n0;
-  __device__ __forceinline__ float operator()(float v, int col) const {
-    if (bias_s != nullptr) return epi.act(v + __half2float(bias_s[col - n0]));
-    return epi(v, col);
+  __device__ __forceinline__ float operator()(float v, int row, int col) const {
+    if (bias_s != nullptr) return epi.after_bias(v + __half2float(bias_s[col - n0]), row, col);
+    return epi(v, row, col);
   }
 };
 
 namespace {
 
 // ---------------------------------------------------------------- TMA slabs: up to 64 rows
-// (Used at 9..64 rows: GEMV v12 for 9..16, HGEMM v8 for 9..64; see the host side.)
-// The slab of v10 with W and x brought into shared memory by the Tensor Memory Accelerator
+// (Used at 9..64 rows: GEMV v8 for 9..16, HGEMM v8 for 9..64; see the host side.)
+// The slab of v7 with W and x brought into shared memory by the Tensor Memory Accelerator
 // (cp.async.bulk.tensor.2d, 128-byte swizzle), so that the bytes in flight sit in a ring of
-// shared memory instead of registers: v10's register ring is held back by ptxas's single
+// shared memory instead of registers: v7's register ring is held back by ptxas's single
 // scoreboard for all of a warp's loads, and at 17..64 rows its accumulators leave no room for
-// more than 2 groups per warp (the register ring measured 1.1-1.7x v15 there). The TMA probe
-// (scripts/device/probes/tma_slab.cu, in git at 877c669) streamed a 64-column slab this way with
-// 4 stages of
-// 16 KB within ~4% of the plain read.
+// more than 2 groups per warp (the register ring measured 1.1-1.7x HGEMM v7 there). The TMA
+// probe (scripts/device/probes/tma_slab.cu, in git at 877c669) streamed a 64-column slab this
+// way with 4 stages of 16 KB within ~4% of the plain read.
 // - A CTA is 8 warps; thread 0 also issues the copies (a ninth, producer warp would cost
 //   ptxas a register budget of 12 warps and spill R = 4). A stage is 128 rows of K: W's
 //   128 x 64 tile (16 KB) and x's 16 R x 128 tile (two 64-wide boxes). Stage i is waited for
@@ -38,7 +38,7 @@ namespace {
 // - TMA zero-fills what lies past M, N or K, so every shape with N % 8 == 0 and K % 8 == 0
 //   (the tensor maps' 16-byte strides) and 16-byte aligned x and W runs unguarded.
 // - CLUSTER: the two CTAs of a (1, 2) cluster take the two halves of the stages and reduce
-//   over DSMEM, as v10's slabs.
+//   over DSMEM, as v7's slabs.
 // - STAGEB (the fused family's staged bias): thread 0 also copies the bias of the slab's 64
 //   columns into shared memory (one bulk copy on its own mbarrier, after the first stages),
 //   so that the store after the last sum reads it there. Otherwise the store loads it from
@@ -65,10 +65,11 @@ constexpr int kTmaSmem = kTmaSmemD<R>(kTmaDepth);
 
 // D: stages in the ring (kTmaDepth in the product; other depths in the probe
 // scripts/device/probes/gemv_tma_depth.cu at 877c669).
-template <int R, bool CLUSTER, int D = kTmaDepth, int PUSH = 0, bool STAGEB = false>
+template <int R, bool CLUSTER, int D = kTmaDepth, int PUSH = 0, bool STAGEB = false,
+          class Epi = SlabEpi>
 __global__ void __launch_bounds__(kTmaThreads, 1)
     gemv_slab_tma(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,
-                  __half *y, int M, int N, int K, SlabEpi epi) {
+                  __half *y, int M, int N, int K, Epi epi) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int WB = kTmaStageK * kTileN * 2, XB = 16 * R * 64 * 2;  // W tile, one x box
   constexpr int JS = 32 * R;
@@ -180,7 +181,7 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
   }
   if (stage_bias) mbar_wait(&bias_bar, 0);
   slab_store_tile<16 * R, CLUSTER, kTmaThreads, PUSH>(
-      part, y, M, N, n0, SlabEpiAt{epi, stage_bias ? bias_s : nullptr, n0},
+      part, y, M, N, n0, SlabEpiAt<Epi>{epi, stage_bias ? bias_s : nullptr, n0},
       reinterpret_cast<float *>(ring + kTmaRingD<R>(D)));
 #else
   __trap();  // never launched: the host uses the TMA slabs on compute capability 9.x only

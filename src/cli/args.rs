@@ -107,6 +107,9 @@ pub struct MeasureArgs {
     /// Stop once MAD/median is at most this (0.01 = 1%)
     #[arg(long, allow_negative_numbers = true, default_value_t = StopRule::default().target_noise)]
     pub target_noise: f64,
+    /// Or stop once the median's relative standard error is at most this (0.002 = 0.2%)
+    #[arg(long, allow_negative_numbers = true, default_value_t = StopRule::default().median_precision)]
+    pub median_precision: f64,
     /// GPU time to warm up before sampling, ms
     #[arg(long, allow_negative_numbers = true, default_value_t = 25.0)]
     pub warmup_ms: f64,
@@ -131,6 +134,7 @@ impl MeasureArgs {
             min_time_ms: self.min_time_ms,
             max_time_ms: self.max_time_ms,
             target_noise: self.target_noise,
+            median_precision: self.median_precision,
         };
         stop.validate().map_err(usage)?;
         if !(self.warmup_ms >= 0.0 && self.warmup_ms.is_finite()) {

@@ -213,17 +213,32 @@ pub fn print_vs_read(records: &[Record]) {
     }
 }
 
-/// Prints each of our GEMM+GELU records' time over our plain GEMM of the same variant, shape,
-/// cache and timing (as `bench gemm-gelu --impl plain` adds): what the epilogue costs.
+/// The HGEMM variant ("vN") whose kernels one of our epilogue records ran: its plain twin
+/// (the unfused pair records the twin's number itself); None for any other record.
+fn plain_twin_of(r: &Record) -> Option<String> {
+    use crate::kernels::{gemm_gelu, gemm_residual};
+    let twin: fn(u32) -> u32 = match (r.kernel.as_str(), r.impl_.as_str()) {
+        ("gemm_bias_gelu" | "gemm_bias_gelu_erf", "unfused") => return Some(r.variant.clone()),
+        ("gemm_bias_gelu" | "gemm_bias_gelu_erf", "ours") => gemm_gelu::plain_variant,
+        ("gemm_residual", "ours") => gemm_residual::plain_variant,
+        _ => return None,
+    };
+    let v: u32 = r.variant.strip_prefix('v')?.parse().ok()?;
+    Some(format!("v{}", twin(v)))
+}
+
+/// Prints each of our epilogue records' time (GEMM+GELU fused and unfused, GEMM+residual) over
+/// our plain GEMM of the same main loop (its plain twin), shape, cache and timing (as `bench
+/// gemm-gelu --impl plain` adds): what the epilogue costs.
 pub fn print_vs_plain(records: &[Record]) {
-    for r in records
-        .iter()
-        .filter(|r| r.kernel == "gemm_bias_gelu" && (r.impl_ == "ours" || r.impl_ == "unfused"))
-    {
+    for r in records {
+        let Some(twin) = plain_twin_of(r) else {
+            continue;
+        };
         if let Some(plain) = records.iter().find(|l| {
             l.kernel == "hgemm"
                 && l.impl_ == "ours"
-                && l.variant == r.variant
+                && l.variant == twin
                 && l.shape == r.shape
                 && l.cache == r.cache
                 && l.timing == r.timing
@@ -457,4 +472,33 @@ fn run_cases(
     print_vs_read(&s.records);
     print_vs_plain(&s.records);
     finish(&s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each epilogue record is compared with the plain GEMM its variant runs (fused v4 with
+    /// HGEMM v11, not with an HGEMM "v4"); other records with none.
+    #[test]
+    fn epilogue_records_find_their_plain_twin() {
+        let file = crate::results::schema::tests::fixture();
+        let mut r = file.records[0].clone();
+        for (kernel, imp, variant, twin) in [
+            ("gemm_bias_gelu", "ours", "v4", Some("v11")),
+            ("gemm_bias_gelu_erf", "ours", "v1", Some("v8")),
+            ("gemm_bias_gelu", "unfused", "v11", Some("v11")),
+            ("gemm_residual", "ours", "v4", Some("v11")),
+            ("gemm_residual", "ours", "v3", Some("v10")),
+            ("gemm_residual", "cublaslt", "", None),
+            ("hgemm", "ours", "v11", None),
+        ] {
+            (r.kernel, r.impl_, r.variant) = (kernel.into(), imp.into(), variant.into());
+            assert_eq!(
+                plain_twin_of(&r).as_deref(),
+                twin,
+                "{kernel} {imp} {variant}"
+            );
+        }
+    }
 }

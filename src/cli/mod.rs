@@ -76,6 +76,9 @@ pub fn run() -> Result<()> {
             e.exit();
         }
     };
+    if crate::supervise::wanted(loads_user_kernel(&cli.command)) {
+        std::process::exit(crate::supervise::run_child()?);
+    }
     install_interrupt_handler();
     if cli.debug_inject_fault {
         crate::session::INJECT_FAULT.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -92,6 +95,18 @@ pub fn run() -> Result<()> {
         Command::Compare(a) => files::compare_cmd(&a),
         Command::Plot(a) => files::plot_cmd(&a),
         Command::ProbeCase(a) => probe_case::run(cli.device, &a),
+    }
+}
+
+/// Whether the command runs a user's kernel on the GPU (it then runs under crate::supervise).
+fn loads_user_kernel(c: &Command) -> bool {
+    match c {
+        Command::Bench(a) => {
+            (a.user.kernel_file.is_some() && !a.user.compile_only) || a.user.plugin.is_some()
+        }
+        Command::Check(a) => a.kernel_file.is_some() || a.plugin.is_some(),
+        Command::Report(a) => !a.kernel_files.is_empty(),
+        _ => false,
     }
 }
 

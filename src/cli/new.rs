@@ -36,6 +36,11 @@ const TEMPLATES: &[(&str, &str, &str)] = &[
         "gemm_bias_gelu_tiled",
     ),
     (
+        "gemm_residual",
+        include_str!("../../examples/kernels/gemm_residual.cu"),
+        "gemm_residual_tiled",
+    ),
+    (
         "gemv",
         include_str!("../../examples/kernels/gemv_naive.cu"),
         "gemv_naive",

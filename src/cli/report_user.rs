@@ -41,6 +41,10 @@ pub fn plan(files: &[PathBuf]) -> Result<Vec<Planned>> {
 /// Runs each file's group: the family's default implementations (best variant) and the
 /// user's kernel, verified, then timed interleaved.
 pub fn run(s: &mut Session, planned: Vec<Planned>, cfg: &MeasureConfig, seed: u64) -> Result<()> {
+    compile_all(
+        &planned,
+        &kernel::arch_for(s.gpu.props().compute_capability),
+    );
     for p in planned {
         if s.is_interrupted() {
             break;
@@ -71,4 +75,17 @@ pub fn run(s: &mut Session, planned: Vec<Planned>, cfg: &MeasureConfig, seed: u6
         s.run_group(&mut group, "user", cfg, true)?;
     }
     Ok(())
+}
+
+/// Compiles every file at once, one thread each, into the compile cache, so the groups below
+/// load their CUBINs instead of waiting on NVRTC one after another. A file that fails here
+/// fails again, with its message, when its group loads it.
+fn compile_all(planned: &[Planned], arch: &str) {
+    std::thread::scope(|scope| {
+        for p in planned {
+            scope.spawn(move || {
+                let _ = kernel::compile_checked(&p.source, p.family, arch);
+            });
+        }
+    });
 }

@@ -1,4 +1,4 @@
-//! `roofline sweep <square|fusion|decode|elementwise>`.
+//! `roofline sweep <square|llm|fusion|decode|elementwise>`.
 
 use super::args::OutputArgs;
 use super::bench::{finish, open_session};
@@ -11,6 +11,9 @@ use clap::{Args, ValueEnum};
 pub enum SweepName {
     /// Square HGEMM 128..8192: ours (every variant at 2048-8192) and cuBLAS
     Square,
+    /// LLM projections: ours (best) vs cuBLAS, M = 256..8192 at (N, K) = 4096², 11008x4096,
+    /// 4096x11008 and 14336x4096
+    Llm,
     /// Fused vs unfused vs cuBLASLt GEMM+bias+GELU, M = 1..8192 at N = K = 4096, and squares
     Fusion,
     /// Decode batch 1..256 at N = K = 4096 and 8192, cold and hot L2, ours and cuBLAS
@@ -23,6 +26,7 @@ impl SweepName {
     pub fn sweep(self) -> Sweep {
         match self {
             SweepName::Square => Sweep::Square,
+            SweepName::Llm => Sweep::Llm,
             SweepName::Fusion => Sweep::Fusion,
             SweepName::Decode => Sweep::Decode,
             SweepName::Elementwise => Sweep::Elementwise,
@@ -43,18 +47,31 @@ pub struct SweepArgs {
     /// Seed for the random inputs
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Least sampling time per case, ms (sweeps' default: 20)
+    #[arg(long, allow_negative_numbers = true, value_name = "MS")]
+    pub min_time_ms: Option<f64>,
+    /// Hard cap on sampling time per case, ms (sweeps' default: 300)
+    #[arg(long, allow_negative_numbers = true, value_name = "MS")]
+    pub max_time_ms: Option<f64>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
 
 pub fn run(device: usize, a: &SweepArgs) -> Result<()> {
     a.output.validate()?;
-    let opts = SweepOpts {
+    let mut opts = SweepOpts {
         quick: a.quick,
         verify: !a.no_verify,
         seed: a.seed,
         ..SweepOpts::default()
     };
+    if let Some(ms) = a.min_time_ms {
+        opts.stop.min_time_ms = ms;
+    }
+    if let Some(ms) = a.max_time_ms {
+        opts.stop.max_time_ms = ms;
+    }
+    opts.stop.validate().map_err(crate::error::usage)?;
     let plan = sweeps::plan(a.which.sweep(), &opts);
     let mut s = open_session(device)?;
     sweeps::check_fits(&s.gpu, &plan)?;

@@ -156,14 +156,14 @@ mod tests {
             request: vec!["gemv".into()],
             case: 0,
             cache: CacheMode::Hot,
-            id: CaseId::new("gemv", "ours", "v19", shape.clone()),
+            id: CaseId::new("gemv", "ours", "v14", shape.clone()),
         };
         let mut recs = fixture().records;
         recs.truncate(3);
         for (i, r) in recs.iter_mut().enumerate() {
             r.kernel = "gemv".into();
             r.impl_ = "ours".into();
-            r.variant = "v19".into();
+            r.variant = "v14".into();
             r.shape = shape.clone();
             // two timings of the hot case, and the cold one (another case)
             r.cache = if i < 2 { "hot" } else { "cold" }.into();

@@ -147,7 +147,7 @@ impl ProbeSpec {
             && r.cache == self.cache.as_str()
     }
 
-    /// "gemv ours v19 1x4096x4096 (cold)", for messages.
+    /// "gemv ours v14 1x4096x4096 (cold)", for messages.
     pub fn label(&self) -> String {
         format!("{} ({})", self.id.describe(), self.cache.as_str())
     }

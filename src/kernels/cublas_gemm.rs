@@ -7,6 +7,7 @@ use crate::gpu::{DevBuf, Gpu, RandomFill};
 use crate::measure::{BenchCase, CaseId, Verification};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
+use crate::verify::reference::Epilogue;
 use anyhow::{bail, Result};
 use cudarc::cublas::sys::{
     cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cublasStatus_t, cudaDataType,
@@ -96,6 +97,23 @@ impl<T: RandomFill> GemmSet<T> {
         let c = DevBuf::random(gpu, m * n, seed.wrapping_mul(3) + 2, -1.0, 1.0, "GEMM C")?;
         Ok(GemmSet { a, b, c })
     }
+}
+
+impl GemmSet<f16> {
+    /// A set for one case: for a user's kernel (`user`) C has guard bands, so that a write
+    /// past it is caught.
+    pub fn for_case(gpu: &Gpu, m: u64, n: u64, k: u64, seed: u64, user: bool) -> Result<Self> {
+        let mut g = GemmSet::new(gpu, m, n, k, seed)?;
+        if user {
+            g.c = crate::user::output(gpu, true, (m * n) as usize, "GEMM C")?;
+        }
+        Ok(g)
+    }
+}
+
+/// The epilogue families' bias: n seeded values in [-1, 1].
+pub fn random_bias(gpu: &Gpu, n: u64, seed: u64) -> Result<DevBuf<f16>> {
+    DevBuf::random(gpu, n as usize, seed ^ 0xb1a5, -1.0, 1.0, "bias")
 }
 
 pub fn gemm_shape(m: u64, n: u64, k: u64) -> Shape {
@@ -201,6 +219,15 @@ impl BenchCase for CublasGemmCase {
         s.c.poison(gpu)?;
         self.launch(gpu, 0)?;
         gpu.sync("hgemm cublas", &gemm_shape(self.m, self.n, self.k).label())?;
-        crate::verify::gemm::check_against_cpu(gpu, &s.a, &s.b, &s.c, None, self.m, self.n, self.k)
+        crate::verify::gemm::check_against_cpu(
+            gpu,
+            &s.a,
+            &s.b,
+            &s.c,
+            Epilogue::Plain,
+            self.m,
+            self.n,
+            self.k,
+        )
     }
 }

@@ -1,6 +1,8 @@
-//! cuBLASLt GEMM with the GELU_BIAS epilogue (gelu(A.B + bias), tanh form), in our row-major
-//! convention: the column-major problem is C^T[n x m] = B^T[n x k] . A^T[k x m], and the bias
-//! (length n) runs along the column-major rows. The algorithm is chosen once per shape.
+//! cuBLASLt GEMM with a bias epilogue, in our row-major convention: the column-major problem is
+//! C^T[n x m] = B^T[n x k] . A^T[k x m], and the bias (length n) runs along the column-major
+//! rows. GELU_BIAS gives gelu(A.B + bias) (tanh form); BIAS with beta = 1 on an input C holding
+//! the residual gives A.B + R + bias in one call (D = alpha A.B + beta C + bias), the library's
+//! form of GEMM+bias+residual. The algorithm is chosen once per shape.
 
 use crate::gpu::Gpu;
 use anyhow::{Context, Result};
@@ -12,7 +14,17 @@ use cudarc::cublaslt::sys::{
 };
 use std::ffi::c_void;
 
-pub struct LtGeluPlan {
+/// The epilogue a plan applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LtEpilogue {
+    /// gelu(A.B + bias), tanh form.
+    GeluBias,
+    /// A.B + R + bias, R the input C (beta = 1).
+    BiasResidual,
+}
+
+pub struct LtPlan {
+    epilogue: LtEpilogue,
     desc: cublasLtMatmulDesc_t,
     a: cublasLtMatrixLayout_t,
     b: cublasLtMatrixLayout_t,
@@ -20,8 +32,8 @@ pub struct LtGeluPlan {
     algo: cublasLtMatmulAlgo_t,
 }
 
-impl LtGeluPlan {
-    pub fn new(gpu: &Gpu, m: u64, n: u64, k: u64) -> Result<Self> {
+impl LtPlan {
+    pub fn new(gpu: &Gpu, m: u64, n: u64, k: u64, epilogue: LtEpilogue) -> Result<Self> {
         let h = gpu.blas()?;
         let f16 = cudaDataType::CUDA_R_16F;
         let desc = lt::create_matmul_desc(
@@ -29,7 +41,10 @@ impl LtGeluPlan {
             cudaDataType::CUDA_R_32F,
         )
         .context("cublasLtMatmulDescCreate")?;
-        let epi = cublasLtEpilogue_t::CUBLASLT_EPILOGUE_GELU_BIAS;
+        let epi = match epilogue {
+            LtEpilogue::GeluBias => cublasLtEpilogue_t::CUBLASLT_EPILOGUE_GELU_BIAS,
+            LtEpilogue::BiasResidual => cublasLtEpilogue_t::CUBLASLT_EPILOGUE_BIAS,
+        };
         // SAFETY: desc is live; the attribute value is a plain enum read during the call.
         unsafe {
             lt::set_matmul_desc_attribute(
@@ -64,8 +79,9 @@ impl LtGeluPlan {
             lt::destroy_matmul_pref(pref)?;
             r
         }
-        .with_context(|| format!("cuBLASLt has no GELU_BIAS algorithm for {m}x{n}x{k}"))?;
-        Ok(LtGeluPlan {
+        .with_context(|| format!("cuBLASLt has no {epilogue:?} algorithm for {m}x{n}x{k}"))?;
+        Ok(LtPlan {
+            epilogue,
             desc,
             a,
             b,
@@ -74,17 +90,19 @@ impl LtGeluPlan {
         })
     }
 
-    /// Enqueues C = gelu(A . B + bias) on the GPU's stream.
+    /// Enqueues C = gelu(A . B + bias) (GeluBias; `residual` is ignored) or C = A . B + bias +
+    /// residual (BiasResidual) on the GPU's stream.
     ///
     /// # Safety
-    /// a, b, bias, c must be device buffers of m*k, k*n, n and m*n fp16 elements for the
-    /// shape this plan was made for.
+    /// a, b, bias, c (and residual for BiasResidual) must be device buffers of m*k, k*n, n and
+    /// m*n (m*n) fp16 elements for the shape this plan was made for; c must not overlap residual.
     pub unsafe fn launch(
         &self,
         gpu: &Gpu,
         a: *const c_void,
         b: *const c_void,
         bias: *const c_void,
+        residual: *const c_void,
         c: *mut c_void,
     ) -> Result<()> {
         let h = gpu.blas()?;
@@ -94,7 +112,11 @@ impl LtGeluPlan {
             &bias as *const _ as *const c_void,
             std::mem::size_of::<*const c_void>(),
         )?;
-        let (alpha, beta) = (1.0f32, 0.0f32);
+        let (beta, c_in) = match self.epilogue {
+            LtEpilogue::GeluBias => (0.0f32, c as *const c_void),
+            LtEpilogue::BiasResidual => (1.0f32, residual),
+        };
+        let alpha = 1.0f32;
         let ws = h.lt_workspace.ptr(gpu);
         lt::matmul(
             *h.lt_handle(),
@@ -105,7 +127,7 @@ impl LtGeluPlan {
             self.a,
             a,
             self.b,
-            c,
+            c_in,
             self.c,
             c,
             self.c,
@@ -118,7 +140,7 @@ impl LtGeluPlan {
     }
 }
 
-impl Drop for LtGeluPlan {
+impl Drop for LtPlan {
     fn drop(&mut self) {
         // SAFETY: each descriptor was created in new() and is destroyed once here.
         unsafe {

@@ -155,6 +155,9 @@ impl BenchCase for ElementwiseCase {
             &format!("{} elems", self.elems),
         )
     }
+    fn reseed(&mut self, seed: u64) -> u64 {
+        std::mem::replace(&mut self.seed, seed)
+    }
     fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
         if self.sets.is_empty() {
             self.prepare(gpu, 1)?;

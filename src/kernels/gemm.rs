@@ -12,6 +12,7 @@ use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
+use crate::verify::reference::Epilogue;
 use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
@@ -150,10 +151,8 @@ impl BenchCase for HgemmCase {
     fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
         self.sets.clear();
         for s in 0..sets as u64 {
-            let mut g = GemmSet::new(gpu, self.m, self.n, self.k, self.seed + s)?;
-            if self.user.is_some() {
-                g.c = user::output(gpu, true, (self.m * self.n) as usize, "GEMM C")?;
-            }
+            let user = self.user.is_some();
+            let g = GemmSet::for_case(gpu, self.m, self.n, self.k, self.seed + s, user)?;
             self.sets.push(g);
         }
         // One eager launch: one-time kernel attributes stay out of any graph capture.
@@ -166,6 +165,9 @@ impl BenchCase for HgemmCase {
             None => launch_hgemm(gpu, self.variant, &self.sets[set], m, n, k),
         }
     }
+    fn reseed(&mut self, seed: u64) -> u64 {
+        std::mem::replace(&mut self.seed, seed)
+    }
     fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
         if self.sets.is_empty() {
             self.prepare(gpu, 1)?;
@@ -177,7 +179,7 @@ impl BenchCase for HgemmCase {
         let reference = cublas_reference(gpu, &s.a, &s.b, m, n, k)?;
         let what = self.id().describe();
         gpu.sync(&what, &gemm_shape(m, n, k).label())?;
-        let cpu = check::check_against_cpu(gpu, &s.a, &s.b, &s.c, None, m, n, k)?;
+        let cpu = check::check_against_cpu(gpu, &s.a, &s.b, &s.c, Epilogue::Plain, m, n, k)?;
         let lib = check::check_against_library(&s.c, &reference, gpu, "cuBLAS")?;
         user::with_guards(gpu, check::both(cpu, lib), &[("C", &s.c)])
     }
@@ -205,6 +207,15 @@ pub const CHECK_SHAPES: &[(u64, u64, u64)] = &[
     (1000, 1000, 1000),
     (2048, 2048, 2048),
 ];
+
+/// The check shapes of the epilogue families (GEMM+bias+GELU, GEMM+bias+residual): the first
+/// eight, M = 1 to 1000, each M path's small shapes and 16x4096x4096 on the slabs.
+pub fn epilogue_check_shapes() -> Vec<Shape> {
+    CHECK_SHAPES[..8]
+        .iter()
+        .map(|&(m, n, k)| Shape::Gemm { m, n, k })
+        .collect()
+}
 
 /// A random GEMM check shape (every dimension up to 320, half of them below 64).
 pub fn random_gemm_shape(rng: &mut ChaCha8Rng) -> Shape {
@@ -317,7 +328,7 @@ pub const FAMILY: Family = Family {
         }
         Ok(out)
     },
-    sweeps: &["square", "fusion"],
+    sweeps: &["square", "llm", "fusion"],
     elementwise_point: None,
     user_params: &[
         p("const __half* A", Ptr),

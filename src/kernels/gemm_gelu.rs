@@ -2,20 +2,20 @@
 //! separate bias+GELU kernel (one more HBM round trip), cuBLAS followed by the same kernel,
 //! and cuBLASLt's GELU_BIAS epilogue. All do the same work (one work model).
 
-use super::cublas_gemm::{gemm_row_major, gemm_shape, Dtype, GemmSet};
-use super::cublaslt::LtGeluPlan;
+use super::cublas_gemm::{gemm_row_major, gemm_shape, random_bias, Dtype, GemmSet};
+use super::cublaslt::{LtEpilogue, LtPlan};
 use super::gemm::{self, launch_hgemm, HgemmCase};
 use crate::error::usage;
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
 use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
-use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
+use crate::verify::reference::Epilogue;
 use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
@@ -74,12 +74,7 @@ pub fn variants() -> Vec<(u32, String)> {
 /// The HGEMM variant whose kernels fused variant `v` runs (its plain twin): what the unfused
 /// pair and the plain GEMM beside it run, so that the three compare one main loop.
 pub fn plain_variant(v: u32) -> u32 {
-    // SAFETY: takes and returns an int; 0 for a number out of range.
-    let p = unsafe { ffi::rl_gemm_bias_gelu_plain_variant(v as i32) };
-    u32::try_from(p)
-        .ok()
-        .filter(|&p| p > 0)
-        .unwrap_or_else(gemm::best)
+    super::variants::plain_twin(ffi::rl_gemm_bias_gelu_plain_variant, v)
 }
 
 pub fn gelu_name(kind: i32) -> &'static str {
@@ -104,7 +99,7 @@ pub struct GemmGeluCase {
     pub gelu_kind: i32,
     pub seed: u64,
     sets: Vec<GeluSet>,
-    lt: Option<LtGeluPlan>,
+    lt: Option<LtPlan>,
     /// A user's kernel run in place of ours (impl "user").
     user: Option<Arc<UserKernel>>,
 }
@@ -182,15 +177,18 @@ impl BenchCase for GemmGeluCase {
         self.sets.clear();
         for s in 0..sets as u64 {
             let seed = self.seed + s;
-            let mut g = GemmSet::new(gpu, self.m, self.n, self.k, seed)?;
-            if self.user.is_some() {
-                g.c = user::output(gpu, true, (self.m * self.n) as usize, "GEMM C")?;
-            }
-            let bias = DevBuf::random(gpu, self.n as usize, seed ^ 0xb1a5, -1.0, 1.0, "bias")?;
+            let g = GemmSet::for_case(gpu, self.m, self.n, self.k, seed, self.user.is_some())?;
+            let bias = random_bias(gpu, self.n, seed)?;
             self.sets.push(GeluSet { g, bias });
         }
         if self.imp == GeluImpl::Cublaslt && self.lt.is_none() {
-            self.lt = Some(LtGeluPlan::new(gpu, self.m, self.n, self.k)?);
+            self.lt = Some(LtPlan::new(
+                gpu,
+                self.m,
+                self.n,
+                self.k,
+                LtEpilogue::GeluBias,
+            )?);
         }
         // One eager launch: one-time kernel attributes stay out of any graph capture.
         self.launch(gpu, 0)
@@ -263,11 +261,15 @@ impl BenchCase for GemmGeluCase {
                         s.g.a.ptr(gpu),
                         s.g.b.ptr(gpu),
                         s.bias.ptr(gpu),
+                        std::ptr::null(),
                         s.g.c.ptr(gpu),
                     )
                 }
             }
         }
+    }
+    fn reseed(&mut self, seed: u64) -> u64 {
+        std::mem::replace(&mut self.seed, seed)
     }
     fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
         if self.sets.is_empty() {
@@ -283,7 +285,10 @@ impl BenchCase for GemmGeluCase {
             &s.g.a,
             &s.g.b,
             &s.g.c,
-            Some((&s.bias, self.gelu_kind)),
+            Epilogue::BiasGelu {
+                bias: &s.bias,
+                kind: self.gelu_kind,
+            },
             m,
             n,
             k,
@@ -352,12 +357,7 @@ pub const FAMILY: Family = Family {
         let (m, n, k) = gemm::dims(s);
         work::gemm_bias_gelu(m, n, k)
     },
-    check_shapes: || {
-        gemm::CHECK_SHAPES[..8]
-            .iter()
-            .map(|&(m, n, k)| Shape::Gemm { m, n, k })
-            .collect()
-    },
+    check_shapes: gemm::epilogue_check_shapes,
     random_shape: gemm::random_gemm_shape,
     check_cases: |s, vs, pick| {
         let (m, n, k) = gemm::dims(s);
@@ -462,23 +462,6 @@ mod tests {
             }
         }
         assert!(worst.0 <= 3e-7, "error {:.3e} at x = {}", worst.0, worst.1);
-    }
-
-    #[test]
-    fn every_fused_variant_runs_an_hgemm_variants_kernels() {
-        let plain: Vec<u32> = crate::kernels::gemm::variants()
-            .iter()
-            .map(|(v, _)| *v)
-            .collect();
-        for (v, _) in super::variants() {
-            // SAFETY: takes and returns an int.
-            let twin = unsafe { ffi::rl_gemm_bias_gelu_plain_variant(v as i32) };
-            assert!(plain.contains(&(twin as u32)), "v{v}: twin {twin}");
-        }
-        assert_eq!(
-            super::plain_variant(super::BEST),
-            crate::kernels::gemm::BEST
-        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
 use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
+use crate::verify::reference::Epilogue;
 use crate::verify::Tolerance;
 use anyhow::Result;
 use half::f16;
@@ -21,27 +22,24 @@ use rand::Rng;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v19, v13 (v11's slab kernels, 9..16 rows on the TMA slabs, the
-/// (1, 2) clusters pushing their partial sums into the peer's shared memory) with 2..8 rows in
-/// the one-row slab's loop order: two groups in flight, the next one issued before the current
-/// one is multiplied (v14), and the partial sums sent by st.async, counted on the receiving
-/// CTA's mbarrier, instead of behind a cluster barrier, with one row in a cluster staging x
-/// before its first W loads (v15), and 2..8 rows walking K in units of two groups whose x is
-/// one 16-byte load (v16), and 9..16 rows on that loop too, each W fragment the A operand of
-/// two MMAs (v17; the TMA slabs remain where K % 32 != 0 or x is not 16-byte aligned), and,
-/// where v17 runs its (1, 2) clusters (N = 4096 on an H200), 2..16 rows on 32-column slabs
-/// over all of K with no cluster and no exchange of partial sums (v18; K % 64 == 0 and x
-/// 16-byte aligned), with an L2 prefetch hint on those slabs' W loads and their 16 warps' sums
-/// added in one pass, each lane summing one output (v19; docs/perf-log.md).
-pub const BEST: u32 = 19;
+/// The variant "best" means: v14 "prefetch_one_pass", the last step of the ladder in
+/// cuda/gemv/ (gemv_14_prefetch_one_pass.cuh). What it runs at which shapes is
+/// `FAMILY.dispatch` (the same table as the comment of cuda/gemv/gemv.cu); docs/perf-log.md has
+/// the figures.
+pub const BEST: u32 = 14;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
     super::variants::best_of(&variants(), BEST)
 }
 
+/// (number, "name: summary") of every GEMV variant.
 pub fn variants() -> Vec<(u32, String)> {
-    super::variants::list(ffi::rl_gemv_variant_count, ffi::rl_gemv_variant_name)
+    super::variants::list_named(
+        ffi::rl_gemv_variant_count,
+        ffi::rl_gemv_variant_name,
+        ffi::rl_gemv_variant_summary,
+    )
 }
 
 #[derive(Clone)]
@@ -175,6 +173,9 @@ impl BenchCase for GemvCase {
             },
         }
     }
+    fn reseed(&mut self, seed: u64) -> u64 {
+        std::mem::replace(&mut self.seed, seed)
+    }
     fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
         if self.sets.is_empty() {
             self.prepare(gpu, 1)?;
@@ -185,7 +186,7 @@ impl BenchCase for GemvCase {
         let s = &self.sets[0];
         let reference = super::gemm::cublas_reference(gpu, &s.x, &s.w, m, n, k)?;
         gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
-        let cpu = check::check_against_cpu(gpu, &s.x, &s.w, &s.y, None, m, n, k)?;
+        let cpu = check::check_against_cpu(gpu, &s.x, &s.w, &s.y, Epilogue::Plain, m, n, k)?;
         if let GemvImpl::Cublas = self.imp {
             return Ok(cpu);
         }
@@ -228,19 +229,49 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "1 row",
-            runs: "one-row TMA slabs over all of K in a cluster staging x first (v15's path)",
-            why: "W streamed once at the read floor; x staged once per cluster",
+            shapes: "2..16 rows where 64-column slabs need a (1, 2) cluster (N = 4096 on an \
+                     H200), K % 64 == 0, x 16-byte aligned",
+            runs: "v13's 32-column slabs over all of K, no cluster, with v14's L2 prefetch \
+                   hint on W's loads and one-pass end",
+            why: "no exchange of partial sums; 1.02-1.05x a plain read of W at 4096², report Y",
         },
         Dispatch {
-            shapes: "2..16 rows, K % 64 == 0, x 16-byte aligned",
-            runs: "32-column slabs over all of K, 16 warps, no cluster (v18/v19)",
-            why: "no exchange of partial sums; within 5-8% of a plain read of W",
+            shapes: "2..16 rows, K % 32 == 0, x 16-byte aligned, a 64-column slab plan",
+            runs: "v12: the slabs' lean loop over units of two groups (clusters exchange by \
+                   st.async, v11)",
+            why: "one 16-byte x load per two groups; within 5% of the read at 8192², report R",
         },
         Dispatch {
-            shapes: "other shapes",
-            runs: "the TMA slabs with K split over a cluster (v17's paths)",
-            why: "correct for any K and alignment, near the read floor",
+            shapes: "2..8 rows, K % 16 == 0, x 8-byte aligned, a 64-column slab plan",
+            runs: "v10: the lean loop in the one-row slab's order (two groups in flight)",
+            why: "the next group's loads issued before the current one is multiplied",
+        },
+        Dispatch {
+            shapes: "9..16 rows, sm_90, N and K multiples of 8, x and W 16-byte aligned",
+            runs: "v8: the TMA slabs (W and x through a 4-stage TMA ring in shared memory)",
+            why: "the bytes in flight in shared memory, not registers",
+        },
+        Dispatch {
+            shapes: "other 2..16-row shapes with a 64-column slab plan",
+            runs: "v7's lean loop (K % 16 == 0), else v6's W-as-A slab (2..8 rows) or v5's \
+                   16-row slab",
+            why: "guarded loads for odd K and unaligned x",
+        },
+        Dispatch {
+            shapes: "1 row with a one-row slab plan",
+            runs: "v5: the one-row FMA slab over all of K; in a cluster of 2 with x staged \
+                   first where x is 16-byte aligned (v11)",
+            why: "W streamed once at the read's pace: 1.04x the read",
+        },
+        Dispatch {
+            shapes: "no slab plan (a slab grid would not fill half a wave, or exceeds one)",
+            runs: "v4: split-K through the workspace; mma.sync at 2..16 rows, FMA at one row",
+            why: "split-K fills the GPU where the slabs cannot",
+        },
+        Dispatch {
+            shapes: "N % 8 != 0 or W not 16-byte aligned",
+            runs: "v2's scalar-column kernel (32 columns per block, K over 8 warps)",
+            why: "no 16-byte loads of W there",
         },
     ],
     work: |s| {

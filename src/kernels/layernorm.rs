@@ -150,6 +150,9 @@ impl BenchCase for LayerNormCase {
             &self.shape().label(),
         )
     }
+    fn reseed(&mut self, seed: u64) -> u64 {
+        std::mem::replace(&mut self.seed, seed)
+    }
     fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
         if self.sets.is_empty() {
             self.prepare(gpu, 1)?;

@@ -10,6 +10,7 @@ pub mod cublaslt;
 pub mod elementwise;
 pub mod gemm;
 pub mod gemm_gelu;
+pub mod gemm_residual;
 pub mod gemv;
 pub mod layernorm;
 pub mod peak;
@@ -23,6 +24,7 @@ pub const FAMILIES: &[&Family] = &[
     &copy::FAMILY,
     &gemm::FAMILY,
     &gemm_gelu::FAMILY,
+    &gemm_residual::FAMILY,
     &gemv::FAMILY,
     &elementwise::RELU,
     &elementwise::GELU,

@@ -39,6 +39,17 @@ pub fn list_named(
         .collect()
 }
 
+/// The HGEMM variant whose kernels an epilogue family's variant `v` runs (its plain twin), from
+/// the family's `*_plain_variant` C function; HGEMM's best for a number out of range.
+pub fn plain_twin(twin: unsafe extern "C" fn(i32) -> i32, v: u32) -> u32 {
+    // SAFETY: takes and returns an int; 0 for a number out of range.
+    let p = unsafe { twin(v as i32) };
+    u32::try_from(p)
+        .ok()
+        .filter(|&p| p > 0)
+        .unwrap_or_else(super::gemm::best)
+}
+
 /// The family's preferred variant when it exists, else its highest.
 pub fn best_of(available: &[(u32, String)], preferred: u32) -> u32 {
     if available.iter().any(|(v, _)| *v == preferred) {

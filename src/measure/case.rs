@@ -61,4 +61,10 @@ pub trait BenchCase {
     fn launch(&self, gpu: &Gpu, set: usize) -> Result<()>;
     /// Poisons set 0's output, runs once, compares with the references.
     fn verify(&mut self, gpu: &Gpu) -> Result<Verification>;
+    /// Sets the seed the next `prepare` draws its inputs from and returns the one before.
+    /// The check after timing draws fresh inputs with it, so a kernel that replays a
+    /// remembered output fails. Cases without random inputs keep no seed.
+    fn reseed(&mut self, _seed: u64) -> u64 {
+        0
+    }
 }

@@ -21,10 +21,11 @@ use crate::results::atomic::write_atomic;
 use crate::results::schema::ResultsFile;
 
 pub use roofline::{roofline_chart, roofline_svg};
-pub use sweeps::{decode_svg, elementwise_svg, fusion_svg, square_svg};
+pub use sweeps::{decode_svg, elementwise_svg, fusion_svg, llm_svg, square_svg};
 
 pub const ROOFLINE_FILE: &str = "roofline.svg";
 pub const SQUARE_FILE: &str = "square.svg";
+pub const LLM_FILE: &str = "llm.svg";
 pub const DECODE_FILE: &str = "decode.svg";
 pub const ELEMENTWISE_FILE: &str = "elementwise.svg";
 pub const FUSION_FILE: &str = "fusion.svg";
@@ -33,6 +34,7 @@ pub const FUSION_FILE: &str = "fusion.svg";
 pub fn chart_file_for(experiment: &str) -> Option<&'static str> {
     match experiment {
         "square" => Some(SQUARE_FILE),
+        "llm" => Some(LLM_FILE),
         "decode" => Some(DECODE_FILE),
         "elementwise" => Some(ELEMENTWISE_FILE),
         "fusion" => Some(FUSION_FILE),
@@ -42,7 +44,7 @@ pub fn chart_file_for(experiment: &str) -> Option<&'static str> {
 
 /// Renders every chart that applies to `results`, as (file name, SVG text):
 /// the roofline when there are records or ceilings, and one sweep chart per
-/// experiment present (square, decode, elementwise, fusion).
+/// experiment present (square, llm, decode, elementwise, fusion).
 pub fn render_all(results: &ResultsFile) -> anyhow::Result<Vec<(&'static str, String)>> {
     let mut out = Vec::new();
     if !results.records.is_empty() || !results.run.ceilings.is_empty() {
@@ -52,8 +54,9 @@ pub fn render_all(results: &ResultsFile) -> anyhow::Result<Vec<(&'static str, St
         ));
     }
     type Render = fn(&ResultsFile) -> anyhow::Result<Option<String>>;
-    let sweeps: [(&'static str, Render); 4] = [
+    let sweeps: [(&'static str, Render); 5] = [
         (SQUARE_FILE, square_svg),
+        (LLM_FILE, llm_svg),
         (DECODE_FILE, decode_svg),
         (ELEMENTWISE_FILE, elementwise_svg),
         (FUSION_FILE, fusion_svg),
@@ -84,7 +87,7 @@ pub fn plot_all(results: &ResultsFile, dir: impl AsRef<Path>) -> anyhow::Result<
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::results::schema::tests::fixture;
+    use crate::results::schema::tests::{fixture, fixture_with_llm};
 
     /// Minimal well-formedness check: starts with `<svg`, ends with `</svg>`,
     /// and every element opened is closed in order (self-closing allowed).
@@ -145,7 +148,7 @@ pub(crate) mod tests {
     #[test]
     fn plot_all_writes_every_chart() {
         let dir = tempfile::tempdir().unwrap();
-        let f = fixture();
+        let f = fixture_with_llm();
         let paths = plot_all(&f, dir.path().join("charts")).unwrap();
         let names: Vec<String> = paths
             .iter()
@@ -156,6 +159,7 @@ pub(crate) mod tests {
             [
                 ROOFLINE_FILE,
                 SQUARE_FILE,
+                LLM_FILE,
                 DECODE_FILE,
                 ELEMENTWISE_FILE,
                 FUSION_FILE
@@ -185,6 +189,7 @@ pub(crate) mod tests {
     #[test]
     fn chart_files_map_to_experiments() {
         assert_eq!(chart_file_for("decode"), Some(DECODE_FILE));
+        assert_eq!(chart_file_for("llm"), Some(LLM_FILE));
         assert_eq!(chart_file_for("bench"), None);
     }
 }

@@ -8,7 +8,9 @@
 //! - elementwise: GB/s vs bytes moved per call (log x) per kernel, with the
 //!   memory ceilings;
 //! - fusion: time per call vs M (log-log) for fused, unfused and cuBLASLt,
-//!   with the launch floors when they fall in range.
+//!   with the launch floors when they fall in range;
+//! - llm: two panels vs M, one line per weight shape (N, K): TFLOP/s of ours
+//!   and cuBLAS, and ours' speed relative to cuBLAS's (cuBLAS time / ours).
 //!
 //! A series is one combination of the attributes that vary within the chart
 //! (implementation and variant, kernel, weight shape, timing, dtype, cache);
@@ -21,7 +23,7 @@ use crate::plot::style::{
     marker_for_impl, Axis, ColorCycle, Marker, Scale, TickFormat, COMPUTE_PALETTE, DATASHEET,
     LABEL_SIZE, MEMORY_PALETTE,
 };
-use crate::results::schema::{impl_label, CeilingKind, Record, ResultsFile, Shape};
+use crate::results::schema::{beside, impl_label, CeilingKind, Record, ResultsFile, Shape};
 
 const SIZE: (u32, u32) = (1200, 740);
 const WIDE: (u32, u32) = (1800, 740);
@@ -182,6 +184,109 @@ fn draw_panel<'b>(
     Ok(())
 }
 
+/// One panel of a chart: its title, y axis, series, a record's y value, reference lines.
+struct Panel<'a, 'r> {
+    title: String,
+    y: Axis,
+    series: &'a [SeriesDef<'r>],
+    yf: &'a dyn Fn(&Record) -> f64,
+    refs: &'a [RefLine],
+}
+
+/// Renders panels side by side over one x axis, the legend at the right: one panel on
+/// [`SIZE`], more on [`WIDE`].
+fn render_panels(
+    x: &Axis,
+    xf: &dyn Fn(&Record) -> f64,
+    panels: &[Panel<'_, '_>],
+    legend: &[LegendEntry],
+) -> anyhow::Result<String> {
+    let size = if panels.len() > 1 { WIDE } else { SIZE };
+    render_svg(size, |root| {
+        let (plots, legend_area) = root.split_horizontally(size.0 - LEGEND_W);
+        for (area, p) in plots.split_evenly((1, panels.len())).iter().zip(panels) {
+            let y = p.y.clone();
+            draw_panel(
+                root,
+                area,
+                &p.title,
+                x.clone(),
+                y,
+                p.series,
+                xf,
+                p.yf,
+                p.refs,
+            )?;
+        }
+        draw_legend(&legend_area, legend, 70)
+    })
+}
+
+/// A log2 axis of the records' M (n for squares).
+fn m_axis(recs: &[&Record], title: &str) -> Axis {
+    Axis::fit(
+        Scale::Log2,
+        recs.iter().map(|r| r.shape.primary() as f64),
+        title,
+        TickFormat::Number,
+    )
+}
+
+/// The ceilings of `kind` for `dtype` that `keep` accepts, and a linear axis (`title`) that
+/// holds them and the records' `value`s.
+fn roofs_and_axis(
+    results: &ResultsFile,
+    recs: &[&Record],
+    dtype: &str,
+    kind: CeilingKind,
+    keep: &dyn Fn(&str) -> bool,
+    value: fn(&Record) -> f64,
+    title: &str,
+) -> (Vec<RefLine>, Axis) {
+    let refs = ref_lines(results, kind, dtype, keep);
+    let values = recs.iter().map(|r| value(r));
+    let y = Axis::fit(
+        Scale::Linear,
+        values.chain(refs.iter().map(|l| l.value)),
+        title,
+        TickFormat::Number,
+    );
+    (refs, y)
+}
+
+/// The tensor ceilings of `dtype` and a TFLOP/s axis that holds them and the records' rates.
+fn tensor_roofs(results: &ResultsFile, recs: &[&Record], dtype: &str) -> (Vec<RefLine>, Axis) {
+    let tensor = |n: &str| n.contains("tensor");
+    let tflops = |r: &Record| r.tflops;
+    roofs_and_axis(
+        results,
+        recs,
+        dtype,
+        CeilingKind::Compute,
+        &tensor,
+        tflops,
+        "TFLOP/s",
+    )
+}
+
+/// The memory ceilings of `dtype` and a GB/s axis that holds them and the records' rates.
+fn memory_roofs(results: &ResultsFile, recs: &[&Record], dtype: &str) -> (Vec<RefLine>, Axis) {
+    let gbs = |r: &Record| r.gbs;
+    roofs_and_axis(
+        results,
+        recs,
+        dtype,
+        CeilingKind::Memory,
+        &|_| true,
+        gbs,
+        "GB/s",
+    )
+}
+
+fn primary(r: &Record) -> f64 {
+    r.shape.primary() as f64
+}
+
 fn legend_entries(series: &[SeriesDef<'_>], refs: &[&[RefLine]]) -> Vec<LegendEntry> {
     let mut out = vec![LegendEntry::new(Glyph::Heading, "Series")];
     for s in series {
@@ -277,46 +382,27 @@ pub fn square_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
         cache: r.cache.clone(),
     });
     let dtype = main_dtype(&recs);
-    let refs = ref_lines(results, CeilingKind::Compute, &dtype, &|n| {
-        n.contains("tensor")
-    });
+    let (refs, y) = tensor_roofs(results, &recs, &dtype);
     let all_square = recs.iter().all(|r| r.shape.is_square());
     let xt = if all_square {
         "Matrix size n (m = n = k)"
     } else {
         "M"
     };
-    let x = Axis::fit(
-        Scale::Log2,
-        recs.iter().map(|r| r.shape.primary() as f64),
-        xt,
-        TickFormat::Number,
-    );
-    let y = Axis::fit(
-        Scale::Linear,
-        recs.iter()
-            .map(|r| r.tflops)
-            .chain(refs.iter().map(|l| l.value)),
-        "TFLOP/s",
-        TickFormat::Number,
-    );
-    let title = format!("Square GEMM ({dtype}) — {}", device(results));
-    let svg = render_svg(SIZE, |root| {
-        let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
-        draw_panel(
-            root,
-            &plot,
-            &title,
-            x,
-            y,
-            &series,
-            &|r| r.shape.primary() as f64,
-            &|r| r.tflops,
-            &refs,
-        )?;
-        draw_legend(&legend, &legend_entries(&series, &[&refs]), 70)
-    })?;
-    Ok(Some(svg))
+    let panel = Panel {
+        title: format!("Square GEMM ({dtype}) — {}", device(results)),
+        y,
+        series: &series,
+        yf: &|r| r.tflops,
+        refs: &refs,
+    };
+    let legend = legend_entries(&series, &[&refs]);
+    Ok(Some(render_panels(
+        &m_axis(&recs, xt),
+        &primary,
+        &[panel],
+        &legend,
+    )?))
 }
 
 /// Decode sweep: GB/s (left) and TFLOP/s (right) vs batch M.
@@ -346,66 +432,28 @@ pub fn decode_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
         cache: r.cache.clone(),
     });
     let dtype = main_dtype(&recs);
-    let mem_refs = ref_lines(results, CeilingKind::Memory, &dtype, &|_| true);
-    let tc_refs = ref_lines(results, CeilingKind::Compute, &dtype, &|n| {
-        n.contains("tensor")
-    });
-    let xs = || recs.iter().map(|r| r.shape.primary() as f64);
-    let x = Axis::fit(
-        Scale::Log2,
-        xs(),
-        "Batch M (rows of activations)",
-        TickFormat::Number,
-    );
-    let y_bw = Axis::fit(
-        Scale::Linear,
-        recs.iter()
-            .map(|r| r.gbs)
-            .chain(mem_refs.iter().map(|l| l.value)),
-        "GB/s",
-        TickFormat::Number,
-    );
-    let y_tf = Axis::fit(
-        Scale::Linear,
-        recs.iter()
-            .map(|r| r.tflops)
-            .chain(tc_refs.iter().map(|l| l.value)),
-        "TFLOP/s",
-        TickFormat::Number,
-    );
+    let (mem_refs, y_bw) = memory_roofs(results, &recs, &dtype);
+    let (tc_refs, y_tf) = tensor_roofs(results, &recs, &dtype);
     let dev = device(results);
-    let svg = render_svg(WIDE, |root| {
-        let (panels, legend) = root.split_horizontally(WIDE.0 - LEGEND_W);
-        let (left, right) = panels.split_horizontally((WIDE.0 - LEGEND_W) / 2);
-        draw_panel(
-            root,
-            &left,
-            &format!("Decode ({dtype}): bandwidth — {dev}"),
-            x.clone(),
-            y_bw,
-            &series,
-            &|r| r.shape.primary() as f64,
-            &|r| r.gbs,
-            &mem_refs,
-        )?;
-        draw_panel(
-            root,
-            &right,
-            &format!("Decode ({dtype}): throughput — {dev}"),
-            x,
-            y_tf,
-            &series,
-            &|r| r.shape.primary() as f64,
-            &|r| r.tflops,
-            &tc_refs,
-        )?;
-        draw_legend(
-            &legend,
-            &legend_entries(&series, &[&mem_refs, &tc_refs]),
-            70,
-        )
-    })?;
-    Ok(Some(svg))
+    let panels = [
+        Panel {
+            title: format!("Decode ({dtype}): bandwidth — {dev}"),
+            y: y_bw,
+            series: &series,
+            yf: &|r| r.gbs,
+            refs: &mem_refs,
+        },
+        Panel {
+            title: format!("Decode ({dtype}): throughput — {dev}"),
+            y: y_tf,
+            series: &series,
+            yf: &|r| r.tflops,
+            refs: &tc_refs,
+        },
+    ];
+    let legend = legend_entries(&series, &[&mem_refs, &tc_refs]);
+    let x = m_axis(&recs, "Batch M (rows of activations)");
+    Ok(Some(render_panels(&x, &primary, &panels, &legend)?))
 }
 
 /// Elementwise sweep: GB/s vs bytes moved per call.
@@ -430,38 +478,22 @@ pub fn elementwise_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> 
         s.recs.sort_by(|a, b| a.bytes.total_cmp(&b.bytes));
     }
     let dtype = main_dtype(&recs);
-    let refs = ref_lines(results, CeilingKind::Memory, &dtype, &|_| true);
+    let (refs, y) = memory_roofs(results, &recs, &dtype);
     let x = Axis::fit(
         Scale::Log2,
         recs.iter().map(|r| r.bytes),
         "Bytes moved per call (work model)",
         TickFormat::Bytes,
     );
-    let y = Axis::fit(
-        Scale::Linear,
-        recs.iter()
-            .map(|r| r.gbs)
-            .chain(refs.iter().map(|l| l.value)),
-        "GB/s",
-        TickFormat::Number,
-    );
-    let title = format!("Elementwise kernels ({dtype}) — {}", device(results));
-    let svg = render_svg(SIZE, |root| {
-        let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
-        draw_panel(
-            root,
-            &plot,
-            &title,
-            x,
-            y,
-            &series,
-            &|r| r.bytes,
-            &|r| r.gbs,
-            &refs,
-        )?;
-        draw_legend(&legend, &legend_entries(&series, &[&refs]), 70)
-    })?;
-    Ok(Some(svg))
+    let panel = Panel {
+        title: format!("Elementwise kernels ({dtype}) — {}", device(results)),
+        y,
+        series: &series,
+        yf: &|r| r.gbs,
+        refs: &refs,
+    };
+    let legend = legend_entries(&series, &[&refs]);
+    Ok(Some(render_panels(&x, &|r| r.bytes, &[panel], &legend)?))
 }
 
 /// Legend name of a fusion implementation.
@@ -502,12 +534,6 @@ pub fn fusion_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
     });
     let dtype = main_dtype(&recs);
     let floors: Vec<RefLine> = ref_lines(results, CeilingKind::Latency, &dtype, &|_| true);
-    let x = Axis::fit(
-        Scale::Log2,
-        recs.iter().map(|r| r.shape.primary() as f64),
-        "M (rows of activations)",
-        TickFormat::Number,
-    );
     let y = Axis::fit(
         Scale::Log10,
         recs.iter().map(|r| r.median_us()),
@@ -515,54 +541,160 @@ pub fn fusion_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
         TickFormat::Number,
     );
     let floors: Vec<RefLine> = floors.into_iter().filter(|l| y.contains(l.value)).collect();
-    let kernel = recs[0].kernel.clone();
-    let title = format!("Fusion: {kernel} ({dtype}) — {}", device(results));
-    let svg = render_svg(SIZE, |root| {
-        let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
-        draw_panel(
-            root,
-            &plot,
-            &title,
-            x,
-            y,
-            &series,
-            &|r| r.shape.primary() as f64,
-            &|r| r.median_us(),
-            &floors,
-        )?;
-        draw_legend(&legend, &legend_entries(&series, &[&floors]), 70)
-    })?;
-    Ok(Some(svg))
+    let panel = Panel {
+        title: format!("Fusion: {} ({dtype}) — {}", recs[0].kernel, device(results)),
+        y,
+        series: &series,
+        yf: &|r| r.median_us(),
+        refs: &floors,
+    };
+    let legend = legend_entries(&series, &[&floors]);
+    let x = m_axis(&recs, "M (rows of activations)");
+    Ok(Some(render_panels(&x, &primary, &[panel], &legend)?))
+}
+
+/// "cold L2, kernel timing": the cache and timing modes of `recs` (several joined by "/").
+fn modes(recs: &[&Record]) -> String {
+    let distinct = |f: &dyn Fn(&Record) -> &str| {
+        let mut v: Vec<&str> = Vec::new();
+        for r in recs {
+            if !v.contains(&f(r)) {
+                v.push(f(r));
+            }
+        }
+        v.join("/")
+    };
+    format!(
+        "{} L2, {} timing",
+        distinct(&|r| &r.cache),
+        distinct(&|r| &r.timing)
+    )
+}
+
+/// LLM projection sweep: TFLOP/s (left) and ours / cuBLAS speed (right) vs M, a line per
+/// weight shape.
+pub fn llm_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
+    let recs: Vec<&Record> = results
+        .records_of("llm")
+        .filter(|r| matches!(r.shape, Shape::Gemm { .. }))
+        .filter(|r| positive(r.tflops) && positive(r.median_ms) && r.shape.primary() > 0)
+        .collect();
+    if recs.is_empty() {
+        return Ok(None);
+    }
+    let series = build_series(&recs, &|r| Attrs {
+        main: vec![
+            weights(&r.shape),
+            impl_label(&r.impl_, &r.variant),
+            r.timing.clone(),
+            r.dtype.clone(),
+        ],
+        cache: r.cache.clone(),
+    });
+    // The right panel: our series, at the points that have a cuBLAS twin.
+    let ratio =
+        |r: &Record| beside(&recs, r, "cublas").map_or(f64::NAN, |c| c.median_ms / r.median_ms);
+    let ratios: Vec<SeriesDef<'_>> = series
+        .iter()
+        .filter(|s| !s.recs[0].is_library())
+        .map(|s| SeriesDef {
+            label: s.label.clone(),
+            color: s.color,
+            marker: s.marker,
+            dashed: s.dashed,
+            recs: s
+                .recs
+                .iter()
+                .copied()
+                .filter(|r| ratio(r).is_finite())
+                .collect(),
+        })
+        .filter(|s| !s.recs.is_empty())
+        .collect();
+    let dtype = main_dtype(&recs);
+    let (tc_refs, y_tf) = tensor_roofs(results, &recs, &dtype);
+    let parity = [RefLine {
+        label: "cuBLAS (1.0×)".into(),
+        value: 1.0,
+        color: DATASHEET,
+        dashed: true,
+    }];
+    let y_ratio = Axis::fit(
+        Scale::Linear,
+        ratios
+            .iter()
+            .flat_map(|s| s.recs.iter().map(|r| ratio(r)))
+            .chain([1.0]),
+        "Ours / cuBLAS speed (×)",
+        TickFormat::Number,
+    );
+    let mode = modes(&recs);
+    let panels = [
+        Panel {
+            title: format!("LLM GEMMs ({dtype}, {mode}) — {}", device(results)),
+            y: y_tf,
+            series: &series,
+            yf: &|r| r.tflops,
+            refs: &tc_refs,
+        },
+        Panel {
+            title: format!("Ours / cuBLAS speed ({mode})"),
+            y: y_ratio,
+            series: &ratios,
+            yf: &ratio,
+            refs: &parity,
+        },
+    ];
+    let mut legend = legend_entries(&series, &[&tc_refs]);
+    legend.insert(
+        1 + series.len(),
+        LegendEntry::new(
+            Glyph::Note,
+            "right: cuBLAS time / ours, per weight shape (above 1: ours faster)",
+        ),
+    );
+    let x = m_axis(&recs, "M (rows of activations: tokens)");
+    Ok(Some(render_panels(&x, &primary, &panels, &legend)?))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plot::tests::{assert_well_formed, svg_texts};
-    use crate::results::schema::tests::fixture;
+    use crate::results::schema::tests::{fixture, fixture_with_llm};
 
     fn texts(svg: &str) -> String {
         svg_texts(svg).join("\n")
     }
 
+    /// Checks that `svg` is well formed and has every one of `wants` among its texts; returns
+    /// the texts.
+    fn texts_with(svg: &str, wants: &[&str]) -> String {
+        assert_well_formed(svg);
+        let t = texts(svg);
+        for want in wants {
+            assert!(t.contains(want), "missing {want:?}\n{t}");
+        }
+        t
+    }
+
     #[test]
     fn square_chart() {
         let svg = square_svg(&fixture()).unwrap().unwrap();
-        assert_well_formed(&svg);
-        let t = texts(&svg);
-        for want in [
-            "Square GEMM (fp16) — NVIDIA H200",
-            "Matrix size n (m = n = k)",
-            "TFLOP/s",
-            "ours v1",
-            "ours v4",
-            "cuBLAS",
-            "WMMA tensor 598 TFLOP/s",
-            "cuBLAS FP16 tensor 712 TFLOP/s",
-            "4096",
-        ] {
-            assert!(t.contains(want), "missing {want:?}");
-        }
+        let t = texts_with(
+            &svg,
+            &[
+                "Square GEMM (fp16) — NVIDIA H200",
+                "Matrix size n (m = n = k)",
+                "TFLOP/s",
+                "ours v1",
+                "ours v4",
+                "cuBLAS",
+                "WMMA tensor 598 TFLOP/s",
+                "cuBLAS FP16 tensor 712 TFLOP/s",
+                "4096",
+            ],
+        );
         // the bf16 ceiling does not apply to fp16 records
         assert!(!t.contains("BF16"));
     }
@@ -570,71 +702,125 @@ mod tests {
     #[test]
     fn decode_chart_has_two_panels() {
         let svg = decode_svg(&fixture()).unwrap().unwrap();
-        assert_well_formed(&svg);
-        let t = texts(&svg);
-        for want in [
-            "bandwidth — NVIDIA H200",
-            "throughput — NVIDIA H200",
-            "GB/s",
-            "TFLOP/s",
-            "Batch M (rows of activations)",
-            "ours, cold",
-            "cuBLAS, hot",
-            "HBM copy 4.25 TB/s",
-            "L2 read 9.85 TB/s",
-            "dashed: hot cache",
-        ] {
-            assert!(t.contains(want), "missing {want:?}");
-        }
+        texts_with(
+            &svg,
+            &[
+                "bandwidth — NVIDIA H200",
+                "throughput — NVIDIA H200",
+                "GB/s",
+                "TFLOP/s",
+                "Batch M (rows of activations)",
+                "ours, cold",
+                "cuBLAS, hot",
+                "HBM copy 4.25 TB/s",
+                "L2 read 9.85 TB/s",
+                "dashed: hot cache",
+            ],
+        );
         assert!(svg.contains("stroke-dasharray") || svg.matches("<polyline").count() > 8);
     }
 
     #[test]
     fn elementwise_chart() {
         let svg = elementwise_svg(&fixture()).unwrap().unwrap();
-        assert_well_formed(&svg);
-        let t = texts(&svg);
-        for want in [
-            "Elementwise kernels (fp16) — NVIDIA H200",
-            "Bytes moved per call (work model)",
-            "GB/s",
-            "relu, cold",
-            "gelu, hot",
-            "layernorm, cold",
-            "copy, cold",
-            "HBM copy 4.25 TB/s",
-            "GiB",
-        ] {
-            assert!(t.contains(want), "missing {want:?}");
-        }
+        texts_with(
+            &svg,
+            &[
+                "Elementwise kernels (fp16) — NVIDIA H200",
+                "Bytes moved per call (work model)",
+                "GB/s",
+                "relu, cold",
+                "gelu, hot",
+                "layernorm, cold",
+                "copy, cold",
+                "HBM copy 4.25 TB/s",
+                "GiB",
+            ],
+        );
     }
 
     #[test]
     fn fusion_chart() {
         let svg = fusion_svg(&fixture()).unwrap().unwrap();
-        assert_well_formed(&svg);
-        let t = texts(&svg);
-        for want in [
-            "Fusion: gemm_bias_gelu (fp16) — NVIDIA H200",
-            "Time per call (µs, median)",
-            "M (rows of activations)",
-            "fused (ours v1)",
-            "unfused (ours v1)",
-            "unfused (cuBLAS GEMM + epilogue)",
-            "cuBLASLt fused epilogue",
-        ] {
-            assert!(t.contains(want), "missing {want:?}");
+        texts_with(
+            &svg,
+            &[
+                "Fusion: gemm_bias_gelu (fp16) — NVIDIA H200",
+                "Time per call (µs, median)",
+                "M (rows of activations)",
+                "fused (ours v1)",
+                "unfused (ours v1)",
+                "unfused (cuBLAS GEMM + epilogue)",
+                "cuBLASLt fused epilogue",
+            ],
+        );
+    }
+
+    #[test]
+    fn llm_chart_has_rates_and_ratios_per_weight_shape() {
+        let svg = llm_svg(&fixture_with_llm()).unwrap().unwrap();
+        let t = texts_with(
+            &svg,
+            &[
+                "LLM GEMMs (fp16, cold L2, kernel timing) — NVIDIA H200",
+                "Ours / cuBLAS speed (cold L2, kernel timing)",
+                "M (rows of activations: tokens)",
+                "TFLOP/s",
+                "Ours / cuBLAS speed (×)",
+                "N=4096 K=4096, ours v11",
+                "N=14336 K=4096, ours v11",
+                "N=4096 K=4096, cuBLAS",
+                "N=14336 K=4096, cuBLAS",
+                "cuBLAS (1.0×)",
+                "cuBLAS FP16 tensor 712 TFLOP/s",
+                "8192",
+            ],
+        );
+        assert!(!t.contains("BF16"));
+    }
+
+    #[test]
+    fn llm_ratios_pair_each_of_ours_with_the_cublas_beside_it() {
+        let f = fixture_with_llm();
+        let recs: Vec<&Record> = f.records_of("llm").collect();
+        let ours: Vec<&Record> = recs.iter().copied().filter(|r| r.impl_ == "ours").collect();
+        assert_eq!(ours.len(), 4);
+        for o in ours {
+            let c = beside(&recs, o, "cublas").expect("a cuBLAS twin");
+            assert_eq!(
+                (&c.shape, &c.cache, &c.timing),
+                (&o.shape, &o.cache, &o.timing)
+            );
         }
+        // a twin in another timing mode is no twin
+        let mut g = fixture_with_llm();
+        for r in g
+            .records
+            .iter_mut()
+            .filter(|r| r.experiment == "llm" && r.impl_ == "cublas")
+        {
+            r.timing = "graph".into();
+        }
+        let recs: Vec<&Record> = g.records_of("llm").collect();
+        assert!(recs
+            .iter()
+            .filter(|r| r.impl_ == "ours")
+            .all(|o| beside(&recs, o, "cublas").is_none()));
+        // ... and the chart names both modes, and still renders
+        let svg = llm_svg(&g).unwrap().unwrap();
+        assert_well_formed(&svg);
+        assert!(texts(&svg).contains("(fp16, cold L2, kernel/graph timing)"));
     }
 
     #[test]
     fn absent_experiments_give_none() {
-        let mut f = fixture();
+        let mut f = fixture_with_llm();
         f.records.retain(|r| r.experiment == "bench");
         assert!(square_svg(&f).unwrap().is_none());
         assert!(decode_svg(&f).unwrap().is_none());
         assert!(elementwise_svg(&f).unwrap().is_none());
         assert!(fusion_svg(&f).unwrap().is_none());
+        assert!(llm_svg(&f).unwrap().is_none());
     }
 
     #[test]

@@ -359,6 +359,22 @@ pub fn is_library_impl(impl_: &str) -> bool {
     matches!(impl_, "cublas" | "cublaslt")
 }
 
+/// The record of `impl_` measured beside `r`: same experiment, kernel, shape, dtype, cache
+/// and timing (cuBLAS beside one of ours, for instance), if `recs` holds one with a time.
+pub fn beside<'r>(recs: &[&'r Record], r: &Record, impl_: &str) -> Option<&'r Record> {
+    recs.iter().copied().find(|c| {
+        c.impl_ == impl_
+            && c.experiment == r.experiment
+            && c.kernel == r.kernel
+            && c.shape == r.shape
+            && c.dtype == r.dtype
+            && c.cache == r.cache
+            && c.timing == r.timing
+            && c.median_ms.is_finite()
+            && c.median_ms > 0.0
+    })
+}
+
 /// Display name of an implementation id plus variant.
 pub fn impl_label(impl_: &str, variant: &str) -> String {
     let base = match impl_ {
@@ -479,6 +495,17 @@ pub(crate) mod tests {
 
     pub(crate) fn fixture() -> ResultsFile {
         ResultsFile::from_json(FIXTURE).expect("fixture parses")
+    }
+
+    /// The llm sweep's records (ours v11 and cuBLAS at four shapes, one cuBLAS figure
+    /// CAPPED), kept apart so that the other charts' and sections' tests keep their layout.
+    pub(crate) const LLM_FIXTURE: &str = include_str!("../../tests/fixtures/results_llm.json");
+
+    /// [`fixture`] with the llm sweep's records.
+    pub(crate) fn fixture_with_llm() -> ResultsFile {
+        let mut f = fixture();
+        f.merge(ResultsFile::from_json(LLM_FIXTURE).expect("llm fixture parses"));
+        f
     }
 
     #[test]

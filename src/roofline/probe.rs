@@ -61,6 +61,7 @@ pub fn measure_ceilings(gpu: &Gpu, quick: bool) -> Result<MeasuredCeilings> {
         min_time_ms: 50.0,
         max_time_ms: 300.0,
         target_noise: 0.01,
+        median_precision: 0.002,
     };
     let burst_cold = MeasureConfig {
         stop: burst_stop,

@@ -19,13 +19,17 @@ pub fn shape_vars(s: &Shape) -> Vec<(&'static str, u64)> {
     }
 }
 
-/// Grid, block (x, y, z) and dynamic shared memory bytes at one shape.
+/// Grid, block (x, y, z), dynamic shared memory bytes and cluster (x, y, z) at one shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Launch {
     pub grid: (u32, u32, u32),
     pub block: (u32, u32, u32),
     pub smem: u32,
+    pub cluster: Option<(u32, u32, u32)>,
 }
+
+/// The largest cluster every sm_90 GPU runs (larger ones need an opt-in per kernel).
+const MAX_PORTABLE_CLUSTER: u32 = 8;
 
 fn context(s: &Shape) -> Result<HashMapContext<DefaultNumericTypes>> {
     let mut c = HashMapContext::<DefaultNumericTypes>::new();
@@ -86,7 +90,13 @@ fn dim3(
 }
 
 /// The launch at `shape`, validated against the CUDA limits every GPU shares.
-pub fn evaluate(grid: &str, block: &str, smem: &str, shape: &Shape) -> Result<Launch> {
+pub fn evaluate(
+    grid: &str,
+    block: &str,
+    smem: &str,
+    cluster: Option<&str>,
+    shape: &Shape,
+) -> Result<Launch> {
     let ctx = context(shape)?;
     let grid3 = dim3("grid", grid, &ctx)?;
     let block3 = dim3("block", block, &ctx)?;
@@ -111,10 +121,31 @@ pub fn evaluate(grid: &str, block: &str, smem: &str, shape: &Shape) -> Result<La
             "launch block: smem = {smem} gives {smem_v} bytes: between 0 and 227 KiB"
         )));
     }
+    let cluster = match cluster {
+        None => None,
+        Some(expr) => {
+            let c = dim3("cluster", expr, &ctx)?;
+            if c.0 * c.1 * c.2 > MAX_PORTABLE_CLUSTER {
+                return Err(usage(format!(
+                    "launch block: cluster = {expr} gives {c:?}: at most \
+                     {MAX_PORTABLE_CLUSTER} blocks per cluster"
+                )));
+            }
+            if grid3.0 % c.0 != 0 || grid3.1 % c.1 != 0 || grid3.2 % c.2 != 0 {
+                return Err(usage(format!(
+                    "launch block: the grid {grid3:?} at {} is not a whole number of clusters \
+                     {c:?}: round the grid up to a multiple of the cluster",
+                    shape.label()
+                )));
+            }
+            Some(c)
+        }
+    };
     Ok(Launch {
         grid: grid3,
         block: block3,
         smem: smem_v as u32,
+        cluster,
     })
 }
 
@@ -129,15 +160,18 @@ mod tests {
             n: 1000,
             k: 7,
         };
-        let l = evaluate("(cdiv(N, 256), M, 1)", "256", "4 * K", &s).unwrap();
+        let l = evaluate("(cdiv(N, 256), M, 1)", "256", "4 * K", None, &s).unwrap();
         assert_eq!(l.grid, (4, 3, 1));
         assert_eq!(l.block, (256, 1, 1));
         assert_eq!(l.smem, 28);
+        assert_eq!(l.cluster, None);
+        let l = evaluate("(2 * cdiv(N, 512), M)", "128", "0", Some("(2, 1)"), &s).unwrap();
+        assert_eq!((l.grid, l.cluster), ((4, 3, 1), Some((2, 1, 1))));
         let r = Shape::Rows {
             rows: 5,
             hidden: 4099,
         };
-        let l = evaluate("rows", "(min(1024, cdiv(hidden, 8)), 1)", "0", &r).unwrap();
+        let l = evaluate("rows", "(min(1024, cdiv(hidden, 8)), 1)", "0", None, &r).unwrap();
         assert_eq!((l.grid, l.block), ((5, 1, 1), (513, 1, 1)));
     }
 
@@ -153,8 +187,13 @@ mod tests {
             ("1.5", "1", "0"),
             ("(1, 2, 3, 4)", "1", "0"),
         ] {
-            let e = evaluate(g, b, m, &s).unwrap_err();
+            let e = evaluate(g, b, m, None, &s).unwrap_err();
             assert_eq!(crate::error::exit_code_of(&e), 2, "{g} {b} {m}: {e}");
+        }
+        // A cluster too large, or one the grid is not a multiple of.
+        for (g, c) in [("16", "16"), ("3", "2"), ("(4, 3)", "(1, 2)"), ("4", "0")] {
+            let e = evaluate(g, "32", "0", Some(c), &s).unwrap_err();
+            assert_eq!(crate::error::exit_code_of(&e), 2, "{g} {c}: {e}");
         }
     }
 }

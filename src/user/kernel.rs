@@ -38,7 +38,7 @@ pub enum UserSpec {
 enum Launcher {
     /// Compiled from the user's file with NVRTC; launched with the file's geometry.
     Nvrtc {
-        source: UserSource,
+        source: Box<UserSource>,
         compiled: Compiled,
         func: CudaFunction,
     },
@@ -112,7 +112,7 @@ impl UserKernel {
                     anyhow::anyhow!("finding {} in its module: {e:?}", source.symbol)
                 })?;
                 Launcher::Nvrtc {
-                    source,
+                    source: Box::new(source),
                     compiled,
                     func,
                 }
@@ -168,7 +168,13 @@ fn launch_nvrtc(
     args: &[Arg],
 ) -> Result<()> {
     // The launch geometry at this shape (a usage error when the expressions fail there).
-    let g = geometry::evaluate(&source.grid, &source.block, &source.smem, shape)?;
+    let g = geometry::evaluate(
+        &source.grid,
+        &source.block,
+        &source.smem,
+        source.cluster.as_deref(),
+        shape,
+    )?;
     let fault = |detail: String| -> anyhow::Error {
         LabError::KernelFault {
             kernel: format!("user {}", source.label()),
@@ -184,7 +190,11 @@ fn launch_nvrtc(
         )
         .map_err(|e| fault(format!("{} bytes of dynamic shared memory: {e:?}", g.smem)))?;
     }
-    let vals: Vec<ArgVal> = args.iter().map(|a| ArgVal::from(*a)).collect();
+    let mut vals: Vec<ArgVal> = args.iter().map(|a| ArgVal::from(*a)).collect();
+    if let Some(cluster) = g.cluster {
+        return launch_in_clusters(gpu, func, &g, cluster, &mut vals)
+            .map_err(|e| fault(crate::gpu::describe(&e)));
+    }
     let stream = gpu.stream();
     let mut b = stream.launch_builder(func);
     for v in &vals {
@@ -207,11 +217,68 @@ fn launch_nvrtc(
         .map_err(|e| fault(crate::gpu::describe(&e)))
 }
 
+/// A launch in thread-block clusters. cudarc's launch builder has no cluster attribute, so
+/// this is the driver's cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION.
+fn launch_in_clusters(
+    gpu: &Gpu,
+    func: &CudaFunction,
+    g: &geometry::Launch,
+    cluster: (u32, u32, u32),
+    vals: &mut [ArgVal],
+) -> Result<(), cudarc::driver::DriverError> {
+    use cudarc::driver::sys;
+    // SAFETY: a plain C struct of integers and a union; all-zero is a valid value.
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+        x: cluster.0,
+        y: cluster.1,
+        z: cluster.2,
+    };
+    let cfg = sys::CUlaunchConfig {
+        gridDimX: g.grid.0,
+        gridDimY: g.grid.1,
+        gridDimZ: g.grid.2,
+        blockDimX: g.block.0,
+        blockDimY: g.block.1,
+        blockDimZ: g.block.2,
+        sharedMemBytes: g.smem,
+        hStream: gpu.stream().cu_stream(),
+        attrs: &mut attr,
+        numAttrs: 1,
+    };
+    let mut params: Vec<*mut std::ffi::c_void> = vals.iter_mut().map(ArgVal::as_param).collect();
+    gpu.context().bind_to_thread()?;
+    // SAFETY: as for the builder's launch in launch_nvrtc: the values match the checked
+    // signature, one pointer per parameter, and `vals` outlives the call (the driver copies
+    // the parameters at launch); cfg and attr live across the call.
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &cfg,
+            func.cu_function(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    }
+    .result()
+}
+
 /// Argument values with a fixed address for the launch builder.
 enum ArgVal {
     U64(u64),
     I32(i32),
     F32(f32),
+}
+
+impl ArgVal {
+    /// The address of the value, as cuLaunchKernelEx's parameter array holds it.
+    fn as_param(&mut self) -> *mut std::ffi::c_void {
+        match self {
+            ArgVal::U64(x) => (x as *mut u64).cast(),
+            ArgVal::I32(x) => (x as *mut i32).cast(),
+            ArgVal::F32(x) => (x as *mut f32).cast(),
+        }
+    }
 }
 
 impl From<Arg> for ArgVal {

@@ -7,6 +7,7 @@
 //!   grid   = (cdiv(N, 256), M, 1) an expression or a tuple of 1-3 of them
 //!   block  = 256
 //!   smem   = 0                    dynamic shared memory bytes (default 0)
+//!   cluster = (2, 1, 1)           thread-block cluster dimensions (default none; sm_90)
 
 use crate::error::usage;
 use anyhow::{Context, Result};
@@ -25,6 +26,8 @@ pub struct UserSource {
     pub grid: String,
     pub block: String,
     pub smem: String,
+    /// Thread-block cluster dimensions, when the kernel runs in clusters.
+    pub cluster: Option<String>,
 }
 
 impl UserSource {
@@ -56,9 +59,10 @@ impl UserSource {
                 )));
             };
             let k = k.trim().to_string();
-            if !["family", "kernel", "grid", "block", "smem"].contains(&k.as_str()) {
+            if !["family", "kernel", "grid", "block", "smem", "cluster"].contains(&k.as_str()) {
                 return Err(usage(format!(
-                    "line {}: unknown launch-block key '{k}' (family, kernel, grid, block, smem)",
+                    "line {}: unknown launch-block key '{k}' (family, kernel, grid, block, \
+                     smem, cluster)",
                     i + 1
                 )));
             }
@@ -116,6 +120,7 @@ impl UserSource {
             grid: need("grid")?,
             block: need("block")?,
             smem: get("smem").unwrap_or_else(|| "0".into()),
+            cluster: get("cluster"),
             text,
         })
     }

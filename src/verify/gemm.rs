@@ -2,7 +2,7 @@
 //! sample of rows for large ones) and a full comparison with cuBLAS output.
 
 use super::compare::{compare, compare_f16, Tolerance};
-use super::reference::gemm_rows;
+use super::reference::{gemm_rows, Epilogue};
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::Verification;
 use anyhow::Result;
@@ -41,32 +41,22 @@ fn gather_rows(c: &[f16], n: usize, rows: &[usize]) -> Vec<f16> {
 }
 
 /// Compares C (already computed, synchronised) with the float64 CPU reference of
-/// A . B, or gelu(A . B + bias) when `epilogue` = Some((bias, gelu_kind)).
+/// epilogue(A . B).
 #[allow(clippy::too_many_arguments)]
 pub fn check_against_cpu(
     gpu: &Gpu,
     a: &DevBuf<f16>,
     b: &DevBuf<f16>,
     c: &DevBuf<f16>,
-    epilogue: Option<(&DevBuf<f16>, i32)>,
+    epilogue: Epilogue<&DevBuf<f16>>,
     m: u64,
     n: u64,
     k: u64,
 ) -> Result<Verification> {
     let (ah, bh, ch) = (a.download(gpu)?, b.download(gpu)?, c.download(gpu)?);
-    let bias = match epilogue {
-        Some((bias, kind)) => Some((bias.download(gpu)?, kind)),
-        None => None,
-    };
+    let operands = epilogue.try_map(|buf| buf.download(gpu))?;
     let rows = reference_rows(m, n, k);
-    let reference = gemm_rows(
-        &ah,
-        &bh,
-        bias.as_ref().map(|(b, kd)| (b.as_slice(), *kd)),
-        n as usize,
-        k as usize,
-        &rows,
-    );
+    let reference = gemm_rows(&ah, &bh, &operands, n as usize, k as usize, &rows);
     let got = gather_rows(&ch, n as usize, &rows);
     let cmp = compare(&got, &reference, Tolerance::GEMM);
     let what = if rows.len() as u64 == m {

@@ -17,12 +17,41 @@ pub fn erf(x: f64) -> f64 {
     libm::erf(x)
 }
 
-/// Rows `rows` of C = A . B (optionally gelu(A . B + bias)), row-major, in f64. The rows
-/// are shared out over the CPU's cores (a report verifies hundreds of GEMMs).
-pub fn gemm_rows(
+/// What a GEMM applies to A . B before its one rounding: the GEMM family's epilogues. `T` is
+/// how the operands are held: host slices for [`gemm_rows`], device buffers for the checks.
+#[derive(Debug, Clone, Copy)]
+pub enum Epilogue<T> {
+    /// C = A . B
+    Plain,
+    /// C = gelu(A . B + bias[col]); kind 0 tanh, 1 erf.
+    BiasGelu { bias: T, kind: i32 },
+    /// C = A . B + bias[col] + residual[row, col] (residual row-major, C's shape).
+    BiasResidual { bias: T, residual: T },
+}
+
+impl<T> Epilogue<T> {
+    /// The same epilogue with each operand mapped by `f` (e.g. downloaded).
+    pub fn try_map<U, E>(self, mut f: impl FnMut(T) -> Result<U, E>) -> Result<Epilogue<U>, E> {
+        Ok(match self {
+            Epilogue::Plain => Epilogue::Plain,
+            Epilogue::BiasGelu { bias, kind } => Epilogue::BiasGelu {
+                bias: f(bias)?,
+                kind,
+            },
+            Epilogue::BiasResidual { bias, residual } => Epilogue::BiasResidual {
+                bias: f(bias)?,
+                residual: f(residual)?,
+            },
+        })
+    }
+}
+
+/// Rows `rows` of C = epilogue(A . B), row-major, in f64. The rows are shared out over the
+/// CPU's cores (a report verifies hundreds of GEMMs).
+pub fn gemm_rows<T: AsRef<[f16]> + Sync>(
     a: &[f16],
     b: &[f16],
-    bias: Option<(&[f16], i32)>,
+    epilogue: &Epilogue<T>,
     n: usize,
     k: usize,
     rows: &[usize],
@@ -39,7 +68,7 @@ pub fn gemm_rows(
             let bf = &bf;
             s.spawn(move || {
                 for (&r, acc) in chunk_rows.iter().zip(chunk_out.chunks_mut(n)) {
-                    gemm_row(a, bf, bias, n, k, r, acc);
+                    gemm_row(a, bf, epilogue, n, k, r, acc);
                 }
             });
         }
@@ -47,10 +76,10 @@ pub fn gemm_rows(
     out
 }
 
-fn gemm_row(
+fn gemm_row<T: AsRef<[f16]>>(
     a: &[f16],
     bf: &[f64],
-    bias: Option<(&[f16], i32)>,
+    epilogue: &Epilogue<T>,
     n: usize,
     k: usize,
     r: usize,
@@ -63,9 +92,18 @@ fn gemm_row(
             *o += av * bv;
         }
     }
-    if let Some((bias, kind)) = bias {
-        for (o, bv) in acc.iter_mut().zip(bias) {
-            *o = gelu(*o + bv.to_f64(), kind);
+    match epilogue {
+        Epilogue::Plain => {}
+        Epilogue::BiasGelu { bias, kind } => {
+            for (o, bv) in acc.iter_mut().zip(bias.as_ref()) {
+                *o = gelu(*o + bv.to_f64(), *kind);
+            }
+        }
+        Epilogue::BiasResidual { bias, residual } => {
+            let res = &residual.as_ref()[r * n..(r + 1) * n];
+            for ((o, bv), rv) in acc.iter_mut().zip(bias.as_ref()).zip(res) {
+                *o += bv.to_f64() + rv.to_f64();
+            }
         }
     }
 }
@@ -119,20 +157,32 @@ mod tests {
         assert!(gelu(-10.0, 1).abs() < 1e-20);
     }
 
+    const PLAIN: Epilogue<&[f16]> = Epilogue::Plain;
+
     #[test]
     fn gemm_rows_by_hand() {
         // A = [[1,2],[3,4]], B = [[5,6],[7,8]] -> C = [[19,22],[43,50]]
         let a = h(&[1., 2., 3., 4.]);
         let b = h(&[5., 6., 7., 8.]);
         assert_eq!(
-            gemm_rows(&a, &b, None, 2, 2, &[0, 1]),
+            gemm_rows(&a, &b, &PLAIN, 2, 2, &[0, 1]),
             vec![19., 22., 43., 50.]
         );
-        assert_eq!(gemm_rows(&a, &b, None, 2, 2, &[1]), vec![43., 50.]);
+        assert_eq!(gemm_rows(&a, &b, &PLAIN, 2, 2, &[1]), vec![43., 50.]);
         let bias = h(&[-19., 0.]);
-        let fused = gemm_rows(&a, &b, Some((&bias, 1)), 2, 2, &[0]);
+        let gelu_erf = Epilogue::BiasGelu {
+            bias: &bias,
+            kind: 1,
+        };
+        let fused = gemm_rows(&a, &b, &gelu_erf, 2, 2, &[0]);
         assert_eq!(fused[0], 0.0);
         assert_relative_eq!(fused[1], gelu(22.0, 1));
+        // + bias + residual, the residual read at each row's own elements
+        let residual = h(&[0.5, -1., 2., 0.25]);
+        let epi = Epilogue::BiasResidual { bias, residual };
+        assert_eq!(gemm_rows(&a, &b, &epi, 2, 2, &[1]), vec![26., 50.25]);
+        let both = gemm_rows(&a, &b, &epi, 2, 2, &[0, 1]);
+        assert_eq!(both, vec![0.5, 21., 26., 50.25]);
     }
 
     #[test]

@@ -49,3 +49,16 @@ pub fn bench_json(args: &[&str], out: &Path) -> (Output, Option<serde_json::Valu
         .map(|t| serde_json::from_str(&t).unwrap());
     (o, v)
 }
+
+/// The broken kernels' runs: ours and cuBLAS first (kept when the user's kernel fails), at an
+/// awkward small GEMV shape.
+pub const OURS_CUBLAS_THEN_USER: [&str; 8] = [
+    "--impl",
+    "ours,cublas,user",
+    "--m",
+    "2",
+    "--n",
+    "1000",
+    "--k",
+    "300",
+];

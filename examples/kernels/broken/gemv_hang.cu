@@ -4,10 +4,12 @@
 // roofline: block = (256, 1, 1)
 // roofline: smem = 0
 //
-// BROKEN ON PURPOSE: gemv_naive.cu, except that thread 0 of block (0, 0) never finishes: it
-// spins until x[0] changes, which it never does (a volatile read in every iteration keeps
-// the compiler from deleting the loop). The kernel never completes; the tool must stop it
-// with its time limit and exit with code 3.
+// BROKEN ON PURPOSE: gemv_naive.cu, except that thread 0 of block (0, 0) spins for 30 s, far
+// past any sane time limit: to the tool it is a kernel that never finishes. The tool must
+// stop waiting after ROOFLINE_SYNC_TIMEOUT_S (default 120 s; the GPU test sets a few
+// seconds), keep what it measured before, and exit with code 3. The spin ends by itself so
+// that the GPU is free again half a minute later (a kernel spinning forever keeps it busy
+// until the driver stops it, which on driver 580 took minutes).
 #include <cuda_fp16.h>
 
 extern "C" __global__ void gemv_naive(const __half* x, const __half* W, __half* y,
@@ -15,12 +17,12 @@ extern "C" __global__ void gemv_naive(const __half* x, const __half* W, __half* 
   const int n = blockIdx.x * blockDim.x + threadIdx.x;
   const int m = blockIdx.y;
   if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) {
-    // BUG: spins forever. x is never written, so x[0] never changes, but the volatile read
-    // is made anew in every iteration and the compiler cannot prove that: the loop stays.
-    volatile const unsigned short* flag = (volatile const unsigned short*)x;
-    const unsigned short first = flag[0];
-    while (flag[0] == first) {
-    }
+    // BUG: waits 30 s on the GPU's nanosecond timer (read anew in every iteration).
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < 30ull * 1000 * 1000 * 1000);
   }
   if (n >= N || m >= M) return;
   float acc = 0.0f;

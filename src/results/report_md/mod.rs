@@ -20,19 +20,22 @@ mod ceilings;
 mod counters;
 mod gemm_readings;
 mod helpers;
+mod llm;
 mod memory_readings;
 mod quality;
 mod readings;
 
 use ceilings::ceilings_table;
 use gemm_readings::{fusion_reading, square_reading};
+use llm::{llm_reading, llm_table};
 use memory_readings::{decode_reading, elementwise_reading};
 use quality::{correctness, quality};
 use readings::{generic_reading, roofline_reading};
 
 /// Experiments in the order the report shows them; others follow in file order.
-const ORDER: [&str; 6] = [
+const ORDER: [&str; 7] = [
     "square",
+    "llm",
     "decode",
     "fusion",
     "elementwise",
@@ -43,6 +46,7 @@ const ORDER: [&str; 6] = [
 fn title_of(experiment: &str) -> String {
     match experiment {
         "square" => "Square GEMM".into(),
+        "llm" => "LLM projection GEMMs".into(),
         "decode" => "Decode (GEMV / skinny GEMM)".into(),
         "fusion" => "Fused GEMM + bias + GELU".into(),
         "elementwise" => "Elementwise and normalization kernels".into(),
@@ -54,8 +58,8 @@ fn title_of(experiment: &str) -> String {
 
 /// Renders report.md. `charts` are paths as they should appear in the
 /// markdown (relative to the report); each is embedded in the section it
-/// belongs to by file name (`roofline.svg`, `square.svg`, `decode.svg`,
-/// `elementwise.svg`, `fusion.svg`), others under "Other charts".
+/// belongs to by file name (`roofline.svg`, `square.svg`, `llm.svg`,
+/// `decode.svg`, `elementwise.svg`, `fusion.svg`), others under "Other charts".
 pub fn render_report(results: &ResultsFile, charts: &[PathBuf]) -> String {
     let mut out = String::new();
     let run = &results.run;
@@ -144,6 +148,12 @@ pub fn render_report(results: &ResultsFile, charts: &[PathBuf]) -> String {
         let _ = writeln!(out, "## {} (`{exp}`)\n", title_of(exp));
         out.push_str(&markdown_table(&recs, false));
         out.push('\n');
+        if *exp == "llm" {
+            if let Some(t) = llm_table(&recs) {
+                out.push_str(&t);
+                out.push('\n');
+            }
+        }
         if let Some(file) = chart_file_for(exp) {
             if let Some(p) = chart_named(file) {
                 let _ = writeln!(out, "![{} chart]({p})\n", title_of(exp));
@@ -151,6 +161,7 @@ pub fn render_report(results: &ResultsFile, charts: &[PathBuf]) -> String {
         }
         let reading = match *exp {
             "square" => square_reading(results, &recs),
+            "llm" => llm_reading(&recs),
             "decode" => decode_reading(results, &recs),
             "fusion" => fusion_reading(&recs),
             "elementwise" => elementwise_reading(results, &recs),
@@ -231,12 +242,13 @@ fn ordered_experiments(results: &ResultsFile) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::schema::tests::fixture;
+    use crate::results::schema::tests::{fixture, fixture_with_llm};
 
     fn charts() -> Vec<PathBuf> {
         [
             "roofline.svg",
             "square.svg",
+            "llm.svg",
             "decode.svg",
             "elementwise.svg",
             "fusion.svg",
@@ -248,7 +260,7 @@ mod tests {
 
     #[test]
     fn report_has_every_section() {
-        let md = render_report(&fixture(), &charts());
+        let md = render_report(&fixture_with_llm(), &charts());
         for want in [
             "# roofline-lab report: NVIDIA H200",
             "| Driver | 580.159.04 |",
@@ -261,6 +273,10 @@ mod tests {
             "![Roofline: NVIDIA H200](charts/roofline.svg)",
             "## Square GEMM (`square`)",
             "![Square GEMM chart](charts/square.svg)",
+            "## LLM projection GEMMs (`llm`)",
+            "![LLM projection GEMMs chart](charts/llm.svg)",
+            "| 8192x14336x4096 | v11 | 2105 | 1318 | 0.626× |",
+            "within 5% of it (≥ 0.95×) at 1 of 4",
             "## Decode (GEMV / skinny GEMM) (`decode`)",
             "![Decode (GEMV / skinny GEMM) chart](charts/decode.svg)",
             "## Fused GEMM + bias + GELU (`fusion`)",
@@ -276,7 +292,13 @@ mod tests {
         assert!(!md.contains("## Other charts"));
         // sections in the fixed order
         let pos = |s: &str| md.find(s).unwrap();
-        assert!(pos("(`square`)") < pos("(`decode`)"));
+        assert!(pos("(`square`)") < pos("(`llm`)"));
+        assert!(pos("(`llm`)") < pos("(`decode`)"));
+        // the llm section: records, the pairs, the chart, the reading
+        assert!(pos("(`llm`)") < pos("| shape (M×N×K) |"));
+        assert!(pos("| shape (M×N×K) |") < pos("charts/llm.svg"));
+        assert!(pos("charts/llm.svg") < pos("geometric mean"));
+        assert!(pos("geometric mean") < pos("(`decode`)"));
         assert!(pos("(`decode`)") < pos("(`fusion`)"));
         assert!(pos("(`fusion`)") < pos("(`elementwise`)"));
     }

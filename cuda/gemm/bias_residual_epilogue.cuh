@@ -1,0 +1,40 @@
+// GEMM+bias+residual's epilogue functor: C = A.B + bias[N] + R[M x N], the output projection of
+// a transformer block with its residual connection (x + (h.W + b)): bias, then the residual, no
+// activation after, both added in fp32 before the one rounding to fp16. Written once to the GEMM
+// family's epilogue contract (gemm/epilogue.cuh), it runs on every M path: the WMMA tiles (VEC:
+// the bias and the residual's row read 16 bytes at a time), the parked and split-K epilogues and
+// both wgmma tiles (apply, apply1: one element at (row, col)), and, through slab_epi(), the
+// GEMV's slabs (SlabEpiResidual: slab kernels instantiated for the residual alone, so the
+// GEMV's own and the plain GEMM's keep theirs unchanged). The few-row wgmma tile runs the
+// functor itself (its own instantiation, not the shared one: SharesRuntimeForm).
+#pragma once
+#include "gemm/epilogue.cuh"
+
+namespace rlg {
+
+struct EpiBiasResidual {
+  static constexpr bool kColOperand = true, kElemOperand = true;
+  const half *bias;      // N values
+  const half *residual;  // M rows of ld values (ld = N for rl_gemm_residual)
+  int ld;
+
+  __host__ __device__ const half *col_operand() const { return bias; }
+  __device__ __forceinline__ float prep(float b) const { return b; }
+  __device__ __forceinline__ float apply1(float v, float b, int row, int col) const {
+    return v + b + __half2float(__ldg(residual + static_cast<size_t>(row) * ld + col));
+  }
+
+  template <bool VEC>
+  __device__ __forceinline__ void apply(float (&v)[8], const float (&b)[8], int row, int col0,
+                                        int N) const {
+    float r[8];
+    load_operand8<VEC>(residual + static_cast<size_t>(row) * ld + col0, col0, N, r);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = v[i] + b[i] + r[i];
+  }
+
+  bool vec_ok() const { return aligned_to(bias, 16) && aligned_to(residual, 16) && ld % 8 == 0; }
+  SlabEpiResidual slab_epi() const { return {bias, -1, residual, ld}; }
+};
+
+}  // namespace rlg

@@ -1,0 +1,83 @@
+// GEMM + bias + residual, C = A.B + bias[N] + R[M x N]: the variant table. The epilogue is one
+// functor (bias_residual_epilogue.cuh) written to the family's contract, with its row and
+// column, and each row of the table runs a step of the HGEMM ladder with it (its plain twin),
+// as GEMM+bias+GELU does: no kernel or path was written for it (only its run-time form for the
+// GEMV's slabs, SlabEpiResidual, whose slab kernels are built for it alone), so it is the
+// contract's proof that a new epilogue reaches every M path. Not yet measured on a GPU: no
+// figures, and "best" is the last step by analogy with the fused family.
+//
+// "best" is v4: HGEMM v11's kernels, every M path of them with bias and residual added before
+// the store (the paths by shape: hgemm.cu), the lean loop in the fused family's form (its last
+// k-step's stage offset opaque: the residual's kernel parks like the fused one, and ptxas
+// reports no spills for it).
+#include "gemm/bias_residual_epilogue.cuh"
+#include "gemm/gemm.h"
+#include "gemm/hgemm_11_lean_loop.cuh"
+#include "variant_table.cuh"
+
+namespace {
+
+using rlg::EpiBiasResidual;
+
+using Step = int (*)(const half *, const half *, half *, int, int, int, const EpiBiasResidual &,
+                     cudaStream_t);
+using Launch = int (*)(const half *, const half *, const half *, const half *, half *, int, int,
+                       int, cudaStream_t);
+
+// A step of the HGEMM ladder with the bias+residual epilogue (R: M rows of N).
+template <Step STEP>
+int with_residual(const half *A, const half *B, const half *bias, const half *R, half *C, int M,
+                  int N, int K, cudaStream_t s) {
+  return STEP(A, B, C, M, N, K, EpiBiasResidual{bias, R, N}, s);
+}
+
+struct Variant {
+  int id;
+  const char *name;
+  const char *summary;
+  int plain_twin;  // the HGEMM variant whose kernels it runs
+  Launch launch;
+};
+
+constexpr Variant kVariants[] = {
+    {1, "gemv_slabs",
+     "bias + residual before the store of every path of HGEMM v8 (WMMA tiles parked or per "
+     "strip, split-K, the GEMV's slabs)",
+     8, with_residual<rlg::launch_gemv_slabs<EpiBiasResidual>>},
+    {2, "wgmma_mid_m", "v1 on HGEMM v9: 65..512 rows on the 128x64 wgmma tile", 9,
+     with_residual<rlg::launch_wgmma_mid_m<EpiBiasResidual>>},
+    {3, "wgmma_few_rows",
+     "v2 on HGEMM v10: 17..64 rows on the few-row wgmma tile (built for the functor)", 10,
+     with_residual<rlg::launch_wgmma_few_rows<EpiBiasResidual>>},
+    {4, "lean_loop", "best: v3 on HGEMM v11's lean loop, in the fused family's form", 11,
+     with_residual<rlg::launch_lean_loop<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
+};
+static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
+
+}  // namespace
+
+extern "C" int rl_gemm_residual(int variant, const void *A, const void *B, const void *bias,
+                                const void *R, void *C, int M, int N, int K, void *stream) {
+  const Variant *v = rl_table::find(kVariants, variant);
+  RL_REQUIRE(v != nullptr && bias != nullptr && R != nullptr);
+  RL_REQUIRE(rlg::gemm_args_ok(A, B, C, M, N, K));
+  const size_t cb = static_cast<size_t>(M) * static_cast<size_t>(N) * sizeof(half);
+  RL_REQUIRE(!rl_overlap(C, cb, R, cb) && !rl_overlap(C, cb, bias, N * sizeof(half)));
+  return v->launch(static_cast<const half *>(A), static_cast<const half *>(B),
+                   static_cast<const half *>(bias), static_cast<const half *>(R),
+                   static_cast<half *>(C), M, N, K, rl_stream(stream));
+}
+
+extern "C" int rl_gemm_residual_variant_count(void) { return rl_table::count(kVariants); }
+
+extern "C" const char *rl_gemm_residual_variant_name(int variant) {
+  return rl_table::name(kVariants, variant);
+}
+
+extern "C" const char *rl_gemm_residual_variant_summary(int variant) {
+  return rl_table::summary(kVariants, variant);
+}
+
+extern "C" int rl_gemm_residual_plain_variant(int variant) {
+  return rl_table::plain_twin(kVariants, variant);
+}

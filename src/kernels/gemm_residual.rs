@@ -1,0 +1,415 @@
+//! GEMM + bias + residual (cuda/gemm/gemm_residual.cu): C = A.B + bias[N] + R[M x N], the output
+//! projection of a transformer block with its residual connection. Ours is one epilogue functor
+//! (cuda/gemm/bias_residual_epilogue.cuh) run on every M path of HGEMM's ladder; the library's
+//! is cuBLASLt's BIAS epilogue on an input C holding R with beta = 1 (D = A.B + R + bias in one
+//! call: the same math). This module is the whole family on the Rust side: its work model, its
+//! case and its registry entry (the float64 reference is the GEMM family's, with this epilogue).
+
+use super::cublas_gemm::{gemm_shape, random_bias, GemmSet};
+use super::cublaslt::{LtEpilogue, LtPlan};
+use super::gemm::{self, HgemmCase};
+use crate::ffi;
+use crate::gpu::{DevBuf, Gpu};
+use crate::measure::{BenchCase, CaseId, Verification};
+use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
+use crate::roofline::work::{self, F16};
+use crate::roofline::{ComputeUnit, Work};
+use crate::user::plugin::LauncherAbi;
+use crate::user::signature::{p, ParamKind::*};
+use crate::user::{self, Arg, UserKernel};
+use crate::verify::gemm as check;
+use crate::verify::reference::Epilogue;
+use crate::verify::Tolerance;
+use anyhow::Result;
+use half::f16;
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+/// The variant "best" means: v4 "lean_loop", HGEMM v11's kernels (its plain twin) with bias and
+/// residual added before the store on every M path, as GEMM+bias+GELU v4 runs them. Not yet
+/// measured on a GPU (the last step, by analogy with the fused family).
+pub const BEST: u32 = 4;
+
+/// The variant "best" resolves to on this build.
+pub fn best() -> u32 {
+    super::variants::best_of(&variants(), BEST)
+}
+
+/// (number, "name: summary") of every variant.
+pub fn variants() -> Vec<(u32, String)> {
+    super::variants::list_named(
+        ffi::rl_gemm_residual_variant_count,
+        ffi::rl_gemm_residual_variant_name,
+        ffi::rl_gemm_residual_variant_summary,
+    )
+}
+
+/// The HGEMM variant whose kernels variant `v` runs (its plain twin): the plain GEMM beside it.
+pub fn plain_variant(v: u32) -> u32 {
+    super::variants::plain_twin(ffi::rl_gemm_residual_plain_variant, v)
+}
+
+/// The GEMM, plus an add of the bias and one of the residual per output (2mn FLOPs); A, B, the
+/// bias and R read once, C written once.
+pub fn work(m: u64, n: u64, k: u64) -> Work {
+    let g = work::gemm(m, n, k);
+    let (n, mn) = (n as f64, m as f64 * n as f64);
+    Work {
+        flops: g.flops + 2.0 * mn,
+        bytes: g.bytes + F16 * (n + mn),
+        unit: ComputeUnit::Tensor,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResidualImpl {
+    /// Our variant n.
+    Ours(u32),
+    /// cuBLASLt, BIAS epilogue, beta = 1 on C = R.
+    Cublaslt,
+}
+
+struct Set {
+    g: GemmSet<f16>,
+    bias: DevBuf<f16>,
+    residual: DevBuf<f16>,
+}
+
+pub struct GemmResidualCase {
+    pub m: u64,
+    pub n: u64,
+    pub k: u64,
+    pub imp: ResidualImpl,
+    pub seed: u64,
+    sets: Vec<Set>,
+    /// The library's plan: its implementation, and every other's reference.
+    lt: Option<LtPlan>,
+    /// A user's kernel run in place of ours (impl "user").
+    user: Option<Arc<UserKernel>>,
+}
+
+impl GemmResidualCase {
+    pub fn new(m: u64, n: u64, k: u64, imp: ResidualImpl, seed: u64) -> Self {
+        GemmResidualCase {
+            m,
+            n,
+            k,
+            imp,
+            seed,
+            sets: Vec::new(),
+            lt: None,
+            user: None,
+        }
+    }
+    pub fn user(m: u64, n: u64, k: u64, kernel: Arc<UserKernel>, seed: u64) -> Self {
+        GemmResidualCase {
+            user: Some(kernel),
+            ..Self::new(m, n, k, ResidualImpl::Ours(0), seed)
+        }
+    }
+
+    /// Makes the cuBLASLt plan once (cuBLASLt picks its algorithm per shape).
+    fn ensure_plan(&mut self, gpu: &Gpu) -> Result<()> {
+        if self.lt.is_none() {
+            let plan = LtPlan::new(gpu, self.m, self.n, self.k, LtEpilogue::BiasResidual)?;
+            self.lt = Some(plan);
+        }
+        Ok(())
+    }
+
+    /// cuBLASLt's result for set 0 in a fresh buffer (the library reference).
+    fn library_reference(&mut self, gpu: &Gpu) -> Result<DevBuf<f16>> {
+        let out = DevBuf::<f16>::poisoned(gpu, (self.m * self.n) as usize, "cuBLASLt reference")?;
+        self.ensure_plan(gpu)?;
+        let (s, plan) = (&self.sets[0], self.lt.as_ref().expect("made above"));
+        // SAFETY: the set's buffers and `out` are sized for the plan's shape.
+        unsafe {
+            plan.launch(
+                gpu,
+                s.g.a.ptr(gpu),
+                s.g.b.ptr(gpu),
+                s.bias.ptr(gpu),
+                s.residual.ptr(gpu),
+                out.ptr(gpu),
+            )?
+        };
+        Ok(out)
+    }
+}
+
+impl BenchCase for GemmResidualCase {
+    fn id(&self) -> CaseId {
+        let shape = gemm_shape(self.m, self.n, self.k);
+        match (&self.user, self.imp) {
+            (Some(u), _) => CaseId::new("gemm_residual", "user", &user::variant_label(u), shape),
+            (None, ResidualImpl::Ours(v)) => {
+                CaseId::new("gemm_residual", "ours", &format!("v{v}"), shape)
+            }
+            (None, ResidualImpl::Cublaslt) => CaseId::new("gemm_residual", "cublaslt", "", shape),
+        }
+    }
+    fn work(&self) -> Work {
+        work(self.m, self.n, self.k)
+    }
+    fn set_bytes(&self) -> u64 {
+        self.work().bytes as u64
+    }
+    fn prepare(&mut self, gpu: &Gpu, sets: usize) -> Result<()> {
+        self.sets.clear();
+        let mn = (self.m * self.n) as usize;
+        for s in 0..sets as u64 {
+            let seed = self.seed + s;
+            let g = GemmSet::for_case(gpu, self.m, self.n, self.k, seed, self.user.is_some())?;
+            let bias = random_bias(gpu, self.n, seed)?;
+            // Wider than the bias: a residual dropped or read at another row is far off.
+            let residual = DevBuf::random(gpu, mn, seed ^ 0x4e51, -2.0, 2.0, "residual")?;
+            self.sets.push(Set { g, bias, residual });
+        }
+        if self.imp == ResidualImpl::Cublaslt && self.user.is_none() {
+            self.ensure_plan(gpu)?;
+        }
+        // One eager launch: one-time kernel attributes stay out of any graph capture.
+        self.launch(gpu, 0)
+    }
+    fn launch(&self, gpu: &Gpu, set: usize) -> Result<()> {
+        let s = &self.sets[set];
+        let (m, n, k) = (self.m, self.n, self.k);
+        let (a, b, bias, r, c) = (
+            s.g.a.ptr(gpu),
+            s.g.b.ptr(gpu),
+            s.bias.ptr(gpu),
+            s.residual.ptr(gpu),
+            s.g.c.ptr(gpu),
+        );
+        if let Some(u) = &self.user {
+            let args = [
+                Arg::Ptr(a),
+                Arg::Ptr(b),
+                Arg::Ptr(bias),
+                Arg::Ptr(r),
+                Arg::Ptr(c),
+                Arg::I32(m as i32),
+                Arg::I32(n as i32),
+                Arg::I32(k as i32),
+            ];
+            return u.launch(gpu, &gemm_shape(m, n, k), &args);
+        }
+        match self.imp {
+            ResidualImpl::Ours(v) => {
+                // SAFETY: buffers sized for (m, n, k) in prepare(); R and C are distinct.
+                let code = unsafe {
+                    ffi::rl_gemm_residual(
+                        v as i32,
+                        a,
+                        b,
+                        bias,
+                        r,
+                        c,
+                        m as i32,
+                        n as i32,
+                        k as i32,
+                        gpu.raw_stream(),
+                    )
+                };
+                let shape = gemm_shape(m, n, k).label();
+                gpu.check_launch(code, &format!("gemm_residual v{v}"), &shape)
+            }
+            ResidualImpl::Cublaslt => {
+                let plan = self.lt.as_ref().expect("plan made in prepare");
+                // SAFETY: buffers sized for the plan's shape in prepare(); R and C are distinct.
+                unsafe { plan.launch(gpu, a, b, bias, r, c) }
+            }
+        }
+    }
+    fn reseed(&mut self, seed: u64) -> u64 {
+        std::mem::replace(&mut self.seed, seed)
+    }
+    fn verify(&mut self, gpu: &Gpu) -> Result<Verification> {
+        if self.sets.is_empty() {
+            self.prepare(gpu, 1)?;
+        }
+        let (m, n, k) = (self.m, self.n, self.k);
+        self.sets[0].g.c.poison(gpu)?;
+        self.launch(gpu, 0)?;
+        let library = match (&self.user, self.imp) {
+            (None, ResidualImpl::Cublaslt) => None,
+            _ => Some(self.library_reference(gpu)?),
+        };
+        gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
+        let s = &self.sets[0];
+        let epilogue = Epilogue::BiasResidual {
+            bias: &s.bias,
+            residual: &s.residual,
+        };
+        let mut v = check::check_against_cpu(gpu, &s.g.a, &s.g.b, &s.g.c, epilogue, m, n, k)?;
+        if let Some(reference) = library {
+            let lib = check::check_against_library(&s.g.c, &reference, gpu, "cuBLASLt")?;
+            v = check::both(v, lib);
+        }
+        user::with_guards(gpu, v, &[("C", &s.g.c)])
+    }
+}
+
+/// rl_gemm_residual's Rust type (bindgen'd from the public header into src/ffi.rs): what a
+/// GEMM+bias+residual plugin exports (`--plugin`, docs/adding-a-kernel.md).
+type Launcher = unsafe extern "C" fn(
+    c_int,
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    *mut c_void,
+    c_int,
+    c_int,
+    c_int,
+    *mut c_void,
+) -> c_int;
+
+pub const FAMILY: Family = Family {
+    name: "gemm_residual",
+    aliases: &["gemm-residual"],
+    summary: "GEMM + bias + residual (C = A.B + bias + R): ours (one epilogue on every M path of \
+              HGEMM), our plain GEMM, cuBLASLt's BIAS epilogue with beta = 1 on C = R",
+    shape: ShapeKind::Gemm {
+        m: 4096,
+        n: 4096,
+        k: 4096,
+    },
+    references: &[
+        "float64 CPU (sampled rows)",
+        "cuBLASLt, BIAS epilogue, beta = 1 on C = R (every element)",
+    ],
+    tolerance: Tolerance::GEMM,
+    impls: &["ours", "plain", "cublaslt"],
+    default_impls: &["ours", "cublaslt"],
+    library: "cublaslt",
+    takes_gelu: false,
+    variants,
+    best,
+    dispatch: &[
+        Dispatch {
+            shapes: "every M",
+            runs: "HGEMM v11's paths (see hgemm) with bias + residual before the store: the \
+                   slabs take it as a run-time descriptor of its own (SlabEpiResidual: slab \
+                   kernels built for it alone), the tiles and the few-row tile as a functor",
+            why: "one epilogue functor, written once, on every M path of the plain GEMM",
+        },
+        Dispatch {
+            shapes: "WMMA tiles of 128x256 / 256x128",
+            runs: "the warp tile parked in shared memory, bias + residual on the way out",
+            why: "as GEMM+bias+GELU (not measured for this epilogue)",
+        },
+        Dispatch {
+            shapes: "whole tiles of 256x128",
+            runs: "the lean loop in the fused family's form (last k-step's stage offset opaque)",
+            why: "as GEMM+bias+GELU v4; ptxas: 254 registers, no spill",
+        },
+    ],
+    work: |s| {
+        let (m, n, k) = gemm::dims(s);
+        work(m, n, k)
+    },
+    check_shapes: gemm::epilogue_check_shapes,
+    random_shape: gemm::random_gemm_shape,
+    check_cases: |s, vs, pick| {
+        let (m, n, k) = gemm::dims(s);
+        let case = |imp, seed| Box::new(GemmResidualCase::new(m, n, k, imp, seed)) as _;
+        let mut out: Vec<Box<dyn BenchCase>> = Vec::new();
+        for &v in vs {
+            out.push(case(ResidualImpl::Ours(v), pick.seed_or(m + k)));
+        }
+        if let CheckPick::Fixed = pick {
+            out.push(case(ResidualImpl::Cublaslt, n));
+        }
+        out
+    },
+    bench_cases: |r| {
+        let (m, n, k) = gemm::dims(&r.shape);
+        let mut out: Vec<Box<dyn BenchCase>> = Vec::new();
+        for imp in &r.impls {
+            match imp.as_str() {
+                // The plain GEMM runs each variant's plain twin: what the epilogue costs.
+                "plain" => {
+                    for &v in &r.variants {
+                        let p = plain_variant(v);
+                        out.push(Box::new(HgemmCase::new(m, n, k, p, r.seed)));
+                    }
+                }
+                "ours" => {
+                    for &v in &r.variants {
+                        let imp = ResidualImpl::Ours(v);
+                        out.push(Box::new(GemmResidualCase::new(m, n, k, imp, r.seed)));
+                    }
+                }
+                _ => {
+                    let imp = ResidualImpl::Cublaslt;
+                    out.push(Box::new(GemmResidualCase::new(m, n, k, imp, r.seed)));
+                }
+            }
+        }
+        Ok(out)
+    },
+    sweeps: &[],
+    elementwise_point: None,
+    user_params: &[
+        p("const __half* A", Ptr),
+        p("const __half* B", Ptr),
+        p("const __half* bias", Ptr),
+        p("const __half* R", Ptr),
+        p("__half* C", Ptr),
+        p("int M", I32),
+        p("int N", I32),
+        p("int K", I32),
+    ],
+    user_case: |s, k, _, seed| {
+        let (m, n, kk) = gemm::dims(s);
+        Box::new(GemmResidualCase::user(m, n, kk, k, seed))
+    },
+    plugin: LauncherAbi::of::<Launcher>(
+        ffi::rl_gemm_residual,
+        "rl_gemm_residual",
+        "int rl_gemm_residual(int variant, const void *A, const void *B, const void *bias, const void *R, void *C, int M, int N, int K, void *stream)",
+        None,
+    ),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_counts_the_bias_and_the_residual_once() {
+        let g = work::gemm(16, 4096, 4096);
+        let w = work(16, 4096, 4096);
+        assert_eq!(w.flops - g.flops, 2.0 * 16.0 * 4096.0);
+        assert_eq!(w.bytes - g.bytes, 2.0 * (4096.0 + 16.0 * 4096.0));
+    }
+
+    /// Both epilogue families: every variant runs an HGEMM variant's kernels, and "best" runs
+    /// HGEMM's best.
+    #[test]
+    fn every_epilogue_variant_runs_an_hgemm_variants_kernels() {
+        use crate::kernels::gemm_gelu;
+        let plain: Vec<u32> = gemm::variants().iter().map(|(v, _)| *v).collect();
+        type Variants = fn() -> Vec<(u32, String)>;
+        type Twin = unsafe extern "C" fn(i32) -> i32;
+        let families: [(Variants, Twin, u32); 2] = [
+            (variants, ffi::rl_gemm_residual_plain_variant, BEST),
+            (
+                gemm_gelu::variants,
+                ffi::rl_gemm_bias_gelu_plain_variant,
+                gemm_gelu::BEST,
+            ),
+        ];
+        for (vs, twin, best) in families {
+            for (v, _) in vs() {
+                // SAFETY: takes and returns an int.
+                let t = unsafe { twin(v as i32) };
+                assert!(plain.contains(&(t as u32)), "v{v}: twin {t}");
+            }
+            assert_eq!(super::super::variants::plain_twin(twin, best), gemm::BEST);
+        }
+        // Out of range: HGEMM's best.
+        assert_eq!(plain_variant(99), gemm::best());
+    }
+}
