@@ -93,7 +93,7 @@ RUNS=(
   "bench layernorm --variant 4 --rows 5 --hidden 2056"
   "bench layernorm --variant 6 --rows 5 --hidden 2056"
   # The GEMM family's paths that open only at larger shapes (variant numbers of cuda/gemm/; the
-  # fused family's v1..v4 run HGEMM v8..v11's kernels with their epilogue).
+  # fused family's v1..v5 run HGEMM v8..v12's kernels with their epilogue).
   # HGEMM v6's 256x128 tile (one per SM: a 2000x1928 output), plain; fused v1 parks it whole
   # (rolled loop, both forms), v3 in 4 row parts (tanh; the edge tiles whole)
   "bench hgemm --impl ours --variant 6 --m 2000 --n 1928 --k 72"
@@ -149,6 +149,14 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused,unfused --variant 4 --m 2048 --n 2048 --k 256"
   "bench gemm_bias_gelu --impl fused --variant 4 --m 2048 --n 2048 --k 512"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 4 --m 2048 --n 2048 --k 256"
+  # HGEMM v12 / fused v5: the persistent warp-specialized wgmma kernel (clusters of 2 sharing B
+  # by TMA multicast): every dimension off the tile with a K tail (one tile per CTA); an odd
+  # number of tile rows (a CTA wholly below M), 2 tiles for some clusters, K = 72; plain and
+  # fused (both forms)
+  "bench hgemm --impl ours --variant 12 --m 1000 --n 4000 --k 1000"
+  "bench hgemm --impl ours --variant 12 --m 2056 --n 2056 --k 72"
+  "bench gemm_bias_gelu --impl fused,unfused --variant 5 --m 2056 --n 2056 --k 72"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 5 --m 1000 --n 4000 --k 1000"
   # GEMM+bias+residual (one functor, every path reads R at its row and column): v1's parked
   # tile, split-K (4 and 8 warps), register slabs (one row, 2..8 rows), TMA slabs (2 and 4
   # m-tiles; K = 8), the generic tiles (N odd); v2's wgmma tile; v3's few-row tile split 4 and

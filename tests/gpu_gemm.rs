@@ -71,6 +71,21 @@ const WIDE_SHAPES: &[(u64, u64, u64)] = &[
 /// form): one wave of 128 tiles, and two waves of 256 in 16-row raster groups.
 const LEAN_SHAPES: &[(u64, u64, u64)] = &[(2048, 2048, 1024), (4096, 2048, 512)];
 
+/// Grids of a wave or more of 128x256 tiles, which v12 runs on its persistent warp-specialized
+/// wgmma kernel (GEMM+GELU v5 with its functor; clusters of 2 along M sharing B by multicast):
+/// M, N, K all off the tile with a K tail (128 tiles, one each); an odd number of tile rows (the
+/// last cluster's second CTA wholly below M), a short last raster group and 2 tiles for some
+/// clusters, K = 72; K = 8, less than one k-tile, ~4 tiles per cluster over two raster groups;
+/// 9 k-tiles (the 4-stage ring wraps inside a tile); 200 rows (one cluster row, its second
+/// tile partial) over 128 column tiles.
+const WS_SHAPES: &[(u64, u64, u64)] = &[
+    (1000, 4000, 1000),
+    (2056, 2056, 72),
+    (4096, 4096, 8),
+    (1536, 8192, 520),
+    (200, 32768, 136),
+];
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn every_hgemm_variant_matches_references_at_odd_shapes() {
@@ -84,6 +99,7 @@ fn every_hgemm_variant_matches_references_at_odd_shapes() {
             .chain(SLAB_SHAPES)
             .chain(WIDE_SHAPES)
             .chain(LEAN_SHAPES)
+            .chain(WS_SHAPES)
             .enumerate()
         {
             let mut c = HgemmCase::new(m, n, k, *v, 100 + i as u64);
@@ -104,6 +120,7 @@ fn epilogue_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
         .chain(SLAB_SHAPES)
         .chain(WIDE_SHAPES)
         .chain(LEAN_SHAPES)
+        .chain(WS_SHAPES)
         .copied()
 }
 

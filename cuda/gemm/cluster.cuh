@@ -1,7 +1,10 @@
 // Thread-block clusters (sm_90): launch configs and residency queries for the GEMM family's
-// cluster kernels (split-K over a cluster, v7; the few-row wgmma tile, v10).
+// cluster kernels (split-K over a cluster, v7; the few-row wgmma tile, v10; the warp-specialized
+// kernel, v12).
 #pragma once
 #include <cuda_runtime.h>
+
+#include "common.cuh"
 
 namespace rlg {
 
@@ -33,6 +36,25 @@ int resident_cluster_ctas(Kernel kernel, const cudaLaunchConfig_t &lc, int clust
     return 0;
   }
   return clusters * cluster;
+}
+
+// CTAs of `kernel` (its shared memory limit raised) resident at once with `threads` threads and
+// `smem` bytes in clusters of `cluster`: max active clusters x cluster, or without a cluster (1)
+// blocks per SM x SMs; 0 on error (cleared).
+template <class Kernel>
+int resident_ctas(Kernel kernel, int threads, int smem, int cluster) {
+  if (cluster == 1) {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem) !=
+        cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return per_sm * rl_sm_count();
+  }
+  cudaLaunchAttribute attr[1];
+  return resident_cluster_ctas(
+      kernel, cluster_config(cluster, threads, smem, cluster, nullptr, attr), cluster);
 }
 
 // Whether the device is compute capability 9.0 (the only one the sm_90a cluster code runs

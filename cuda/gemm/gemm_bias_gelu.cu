@@ -4,9 +4,10 @@
 // header says what the step changes and what it measured).
 //
 // "best" is v4: HGEMM v11's kernels, every M path of them with bias and GELU applied before
-// the store (the paths by shape: hgemm.cu), the lean loop in its fused form.
+// the store (the paths by shape: hgemm.cu), the lean loop in its fused form. v5 (not yet
+// measured) is the same on HGEMM v12.
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_4_lean_loop.cuh"
+#include "gemm/gemm_bias_gelu_5_warp_specialized.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -37,6 +38,10 @@ constexpr Variant kVariants[] = {
     {4, "lean_loop",
      "best: v3 on HGEMM v11's lean loop, its last k-step's stage offset opaque to the compiler",
      11, rlg::launch_bias_gelu_lean_loop<0>, rlg::launch_bias_gelu_lean_loop<1>},
+    {5, "warp_specialized",
+     "v4 on HGEMM v12: its persistent warp-specialized wgmma kernel, bias + GELU at the "
+     "coalesced store (not yet measured)",
+     12, rlg::launch_bias_gelu_warp_specialized<0>, rlg::launch_bias_gelu_warp_specialized<1>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

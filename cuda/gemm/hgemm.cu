@@ -12,8 +12,10 @@
 //   K >= 1024, few tiles   split-K over a cluster (v7);
 //   else             v5's pipelined loop on v6's tile for the shape, the 256x128 tile's
 //                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
+// v12 (not yet measured, so not "best") runs the shapes whose 128x256 tiles fill a wave on a
+// persistent warp-specialized wgmma kernel (hgemm_12_warp_specialized.cuh), else v11.
 #include "gemm/gemm.h"
-#include "gemm/hgemm_11_lean_loop.cuh"
+#include "gemm/hgemm_12_warp_specialized.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -71,6 +73,10 @@ constexpr Variant kVariants[] = {
      "best: v10, with the 256x128 tile's whole-tile shapes in a lean loop (ring unrolled, no "
      "bounds predicates)",
      plain<rlg::launch_lean_loop<rlg::kLoopLean, EpiIdentity>>},
+    {12, "warp_specialized",
+     "v11, with grids of a wave or more on a persistent warp-specialized wgmma kernel: 128x256 "
+     "tiles, TMA multicast over a cluster of 2, 4-stage ring (sm_90a; not yet measured)",
+     plain<rlg::launch_warp_specialized<rlg::kLoopLean, EpiIdentity>>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -236,28 +236,21 @@ __global__ void __launch_bounds__(kWrThreads, 1)
 #endif
 }
 
+// resident_ctas of KERNEL (its shared memory limit raised first), queried once per
+// instantiation; 0 (the kernel is never chosen) on error.
+template <auto *KERNEL, int THREADS, int SMEM, int CLUSTER>
+int resident_ctas_once() {
+  static const int ctas =
+      allow_smem<KERNEL, SMEM>() != 0 ? 0 : resident_ctas(KERNEL, THREADS, SMEM, CLUSTER);
+  return ctas;
+}
+
 // CTAs of the SPLIT form resident at once (max active clusters x SPLIT; without a cluster,
-// blocks per SM x SMs), queried once per instantiation; 0 (never chosen) on error.
+// blocks per SM x SMs).
 template <class Epi, int SPLIT>
 int wr_slots() {
-  static const int slots = [] {
-    constexpr auto *kernel = &wgmma_rows_kernel<Epi, SPLIT>;
-    if (allow_smem<kernel, kWrSmemBytes>() != 0) return 0;
-    if (SPLIT == 1) {  // no cluster: blocks per SM times SMs
-      int per_sm = 0;
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWrThreads,
-                                                        kWrSmemBytes) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-      }
-      return per_sm * rl_sm_count();
-    }
-    cudaLaunchAttribute attr[1];
-    return resident_cluster_ctas(
-        kernel, cluster_config(SPLIT, kWrThreads, kWrSmemBytes, SPLIT, nullptr, attr),
-        SPLIT);
-  }();
-  return slots;
+  constexpr auto *kernel = &wgmma_rows_kernel<Epi, SPLIT>;
+  return resident_ctas_once<kernel, kWrThreads, kWrSmemBytes, SPLIT>();
 }
 
 // The split for a shape: the largest of 4, 2, 1 whose CTAs fit one wave and leave each CTA at

@@ -1,8 +1,9 @@
 // Hopper's warpgroup MMA (wgmma) on operands in shared memory, for the GEMM family's wgmma
 // tiles (v9: 128x64 over all of K at mid M; v10: 64x64 with K split over a cluster at 17..64
-// rows). Both feed their rings by TMA with the 128-byte swizzle, so a stage is rows of 128
-// bytes in 1024-byte swizzle atoms, which these descriptors describe. sm_90a only: the host
-// runs the wgmma tiles where wgmma_capable() says so, else the WMMA paths.
+// rows; v12: the persistent warp-specialized kernel's m64n256 / m64n128 shapes). All feed their
+// rings by TMA with the 128-byte swizzle, so a stage is rows of 128 bytes in 1024-byte swizzle
+// atoms, which these descriptors describe. sm_90a only: the host runs the wgmma tiles where
+// wgmma_capable() says so, else the WMMA paths.
 #pragma once
 #include "gemm/cluster.cuh"
 #include "tma.cuh"
@@ -30,9 +31,10 @@ __device__ __forceinline__ void wg_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 // Keeps the compiler from touching the accumulators across a wgmma wait.
-__device__ __forceinline__ void wg_hold(float (&d)[32]) {
+template <int R>
+__device__ __forceinline__ void wg_hold(float (&d)[R]) {
 #pragma unroll
-  for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 // d += A (64 x 16, K-major) . B (16 x 64, N-major: trans-b 1), fp32 accumulate.
 __device__ __forceinline__ void wgmma_64x64x16(float (&d)[32], unsigned long long da,
@@ -61,6 +63,52 @@ __device__ __forceinline__ void wgmma_ktile_64x64(float (&d)[32], const unsigned
     wgmma_64x64x16(d, wg_desc(a + kk * 32, 16, 1024), wg_desc(b + kk * 2048, 1024, 1024));
   wg_commit();
 }
+// The wide shapes of the warp-specialized kernel (v12): one m64 row block against 128 or 256
+// columns of B per instruction, so B is read from shared memory once per 64 rows. Their
+// accumulator operands: the registers %0..%63 (and %64..%127) of the asm, bound to d[0..63]
+// (and d[64..127]).
+#define RL_WG_REGS_0_63                                                                           \
+  "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"                                        \
+  "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"                              \
+  "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"                              \
+  "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define RL_WG_REGS_64_127                                                                         \
+  "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,"                              \
+  "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,"                              \
+  "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,"                  \
+  "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
+#define RL_WG_ACC8(I)                                                                             \
+  "+f"(d[I]), "+f"(d[I + 1]), "+f"(d[I + 2]), "+f"(d[I + 3]), "+f"(d[I + 4]),                     \
+      "+f"(d[I + 5]), "+f"(d[I + 6]), "+f"(d[I + 7])
+#define RL_WG_ACC64(I)                                                                            \
+  RL_WG_ACC8(I), RL_WG_ACC8(I + 8), RL_WG_ACC8(I + 16), RL_WG_ACC8(I + 24),                       \
+      RL_WG_ACC8(I + 32), RL_WG_ACC8(I + 40), RL_WG_ACC8(I + 48), RL_WG_ACC8(I + 56)
+// d += A (64 x 16, K-major) . B (16 x N, N-major: trans-b 1), fp32 accumulate, N = 128 or 256.
+// d[4j + q] is row 16 warp + lane / 4 (+8 for q >= 2), column 8j + 2 (lane % 4) + (q & 1).
+__device__ __forceinline__ void wgmma_64x128x16(float (&d)[64], unsigned long long da,
+                                                unsigned long long db) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+      " wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" RL_WG_REGS_0_63
+      "}, %64, %65, p, 1, 1, 0, 1;\n}\n"
+      : RL_WG_ACC64(0)
+      : "l"(da), "l"(db)
+      : "memory");
+}
+__device__ __forceinline__ void wgmma_64x256x16(float (&d)[128], unsigned long long da,
+                                                unsigned long long db) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+      " wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" RL_WG_REGS_0_63
+      "," RL_WG_REGS_64_127 "}, %128, %129, p, 1, 1, 0, 1;\n}\n"
+      : RL_WG_ACC64(0), RL_WG_ACC64(64)
+      : "l"(da), "l"(db)
+      : "memory");
+}
+#undef RL_WG_ACC64
+#undef RL_WG_ACC8
+#undef RL_WG_REGS_64_127
+#undef RL_WG_REGS_0_63
 #endif
 
 // Whether this build carries the kernel's sm_90a code (build.rs defines RL_SM90A when the

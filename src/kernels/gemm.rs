@@ -20,9 +20,11 @@ use rand_chacha::ChaCha8Rng;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v11 "lean_loop", the last step of the ladder in cuda/gemm/
-/// (hgemm_11_lean_loop.cuh). What it runs at which shapes is `FAMILY.dispatch` (the same table
-/// as the comment of cuda/gemm/hgemm.cu); docs/perf-log.md has the figures.
+/// The variant "best" means: v11 "lean_loop", the last measured step of the ladder in
+/// cuda/gemm/ (hgemm_11_lean_loop.cuh). What it runs at which shapes is `FAMILY.dispatch` (the
+/// same table as the comment of cuda/gemm/hgemm.cu); docs/perf-log.md has the figures. v12
+/// (the warp-specialized wgmma kernel, hgemm_12_warp_specialized.cuh) is not "best" until an
+/// H200 run measures it.
 pub const BEST: u32 = 11;
 
 /// The variant "best" resolves to on this build.

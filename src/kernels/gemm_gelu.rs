@@ -53,7 +53,8 @@ impl GeluImpl {
 
 /// The variant "best" means: v4 "lean_loop" (cuda/gemm/gemm_bias_gelu_4_lean_loop.cuh): HGEMM
 /// v11's kernels (its plain twin) with bias and GELU applied before the store on every M path,
-/// the lean loop in its fused form; docs/perf-log.md has the figures.
+/// the lean loop in its fused form; docs/perf-log.md has the figures. v5 (HGEMM v12's kernel)
+/// is not "best" until measured.
 pub const BEST: u32 = 4;
 
 /// The variant "best" resolves to on this build.

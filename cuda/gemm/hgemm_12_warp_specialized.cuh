@@ -1,0 +1,423 @@
+// HGEMM v12 "warp_specialized": v11, with the large grids on a persistent, warp-specialized
+// wgmma kernel in the style of the published Hopper GEMMs (CUTLASS's sm90 "cooperative" kernel,
+// the "fast.cu" H100 write-ups): Hopper's tensor cores at the shapes where v11 still runs WMMA.
+// v11's 256x128 WMMA tile moves every fragment through registers (ldmatrix, then mma.sync) and
+// measured ~61% of cuBLAS at 4096³ (report AF); the WMMA API's own ceiling is ~640 TFLOP/s here.
+//
+// What changes against v11, where it runs (WsTile below):
+//   - persistent: one CTA per SM (clusters of 2 as many as fit), each looping over 128x256
+//     output tiles in a grouped raster (8 cluster rows of tiles per group), so the tiles in
+//     flight at once share strips of A and B in L2;
+//   - warp-specialized: warpgroup 0 is the producer (setmaxnreg.dec to 40 registers; its
+//     thread 0 issues every TMA copy), warpgroups 1 and 2 the consumers (setmaxnreg.inc to
+//     232), each owning 64 rows x 256 columns of the tile in 128 fp32 registers per thread,
+//     four m64n256k16 wgmmas per k-tile of 64, both operands read from shared memory;
+//   - a 4-stage mbarrier ring (full: the TMA bytes landed; empty: every consumer warp of the
+//     cluster is done with the stage) of 48 KB stages, 128-byte swizzled: A's box 64 k x 128
+//     rows (K-major), B's 64 k x 256 columns as four 64-column boxes (N-major, trans-b);
+//   - a cluster of 2 CTAs along M shares B: each CTA loads two of B's four boxes and multicasts
+//     them into both CTAs, so a CTA reads 32 KB per k-tile from L2 instead of 48;
+//   - the epilogue: each consumer warpgroup parks its fp32 results in shared memory 32 columns
+//     at a time (two 8 KB buffers, one named barrier per pass), then every thread takes 8
+//     consecutive columns of one row through the family's functor (store_chunk: Epi::apply,
+//     one 16-byte store; 4 lanes cover 64 contiguous bytes of a row), bounds-checked at M and
+//     N. Meanwhile the producer already fills the ring with the next tile's k-tiles.
+// Edges: TMA zero-fills rows past M, columns past N and the K tail (K need not be a multiple
+// of 64; K < 64 is one k-tile), and the CTA of a cluster whose tile lies wholly below M (odd
+// tile rows) computes zeros it never stores. Requirements, as v9's: N % 8 == 0, K % 8 == 0,
+// 16-byte aligned A, B, C and functor operands (the tensor maps' strides and addresses);
+// sm_90a code and a device of compute capability 9.0 (wgmma_capable).
+//
+// Where it runs (ws_fits): the tile grid fills one wave (at least 7/8 of the SMs get a tile)
+// and no more than 1/4 of the tiles' area, cluster pairs included, lies outside C (so M >= 192
+// in practice); otherwise v11's paths, which keep the mid-M wgmma tile, split-K and the GEMV's
+// slabs. GEMM+bias+GELU v5 runs the same kernel with its functor (gemm_bias_gelu_5_*).
+//
+// Prediction (before any GPU run; floors at 990 TFLOP/s dense fp16, 1980 MHz): 4096³ floor 139
+// us, cuBLAS measured 181 us (~760 TFLOP/s). Expected 0.9-1.0x cuBLAS at 4096³ and 8192³ (680-
+// 760 TFLOP/s: the epilogue is not overlapped with the tensor cores, 3-5% of a tile's time,
+// and the last wave holds 3.9 / 4 and 15.5 / 16 tiles per cluster), 0.8-0.9x at 2048³ (one
+// wave of 128 tiles on 132 SMs, nothing hides the prologue or the epilogue); 1.6-1.9x v11.
+// Measured: not yet (written and compiled without a GPU; ptxas: see the perf log entry).
+#pragma once
+#include <climits>
+
+#include "gemm/hgemm_11_lean_loop.cuh"
+
+namespace rlg {
+
+// Registers per thread after setmaxnreg: the producer warpgroup gives up what the consumers
+// take, within the CTA's own allocation (the SASS: USETMAXREG.TRY_ALLOC.CTAPOOL, retried until
+// the producer's release lands). A CTA of 384 threads launches with 168 per thread (65536 /
+// 384, rounded down to 8; ptxas: 168): 168 x 384 = 64512 = 40 x 128 + 232 x 256 exactly. The
+// often-quoted 40 / 240 would ask for 2048 registers the pool never has: the consumers would
+// wait in setmaxnreg.inc forever.
+constexpr int kWsProducerRegs = 40, kWsConsumerRegs = 232;
+static_assert((kWsProducerRegs + 2 * kWsConsumerRegs) * 128 <= 168 * 384 &&
+                  kWsProducerRegs % 8 == 0 && kWsConsumerRegs % 8 == 0,
+              "setmaxnreg counts: multiples of 8 within a 384-thread CTA's registers");
+
+// The kernel's tile configuration, a template for tuning: BM x BN output tiles per CTA (BM 128:
+// each consumer warpgroup owns 64 rows; 256: 128 rows, two m64 wgmmas per k-step), STAGES
+// k-tiles of 64 in the ring, CLUSTER CTAs along M sharing B by multicast (1 or 2), GROUP_M
+// cluster rows of tiles per raster group.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, int GROUP_M_>
+struct WsCfg {
+  static constexpr int BM = BM_, BN = BN_, BK = kWgmmaKTile, kStages = STAGES_;
+  static constexpr int kCluster = CLUSTER_, kGroupM = GROUP_M_;
+  static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
+  static constexpr int kConsumerWarps = 8;      // each releases a stage on its own
+  static constexpr int kWgRows = BM / 2;        // a consumer warpgroup's rows of the tile
+  static constexpr int kMBlocks = kWgRows / 64; // its m64 row blocks
+  static constexpr int kAcc = BN / 2;           // fp32 results per thread and m64 block
+  static constexpr int kBoxes = BN / 64;        // B's 64-column boxes (a 128-byte swizzle row)
+  static constexpr int kBoxesPerCta = kBoxes / kCluster;  // each CTA loads and multicasts these
+  static constexpr int kABytes = BM * BK * 2;   // BM rows of 128 bytes
+  static constexpr int kBoxBytes = BK * 64 * 2; // 8 KB: 64 k-rows of 128 bytes
+  static constexpr int kStageBytes = kABytes + kBoxes * kBoxBytes;
+  // The epilogue parks 64 rows x kEpiCols fp32 per pass, in two buffers per consumer warpgroup.
+  static constexpr int kEpiCols = 32, kParkFloats = 64 * kEpiCols;
+  static constexpr int kParkBytes = 2 * 2 * kParkFloats * 4;
+  static constexpr int kSmem = kStages * kStageBytes + kParkBytes + 1024;  // + 1024: alignment
+  static_assert(BM == 128 || BM == 256, "one or two m64 blocks per consumer warpgroup");
+  static_assert(BN == 128 || BN == 256, "the m64n128 / m64n256 wgmmas of wgmma.cuh");
+  static_assert(kMBlocks * kAcc <= 128, "accumulators that fit the consumers' 232 registers");
+  static_assert(kCluster == 1 || kCluster == 2, "a CTA alone or a pair sharing B");
+  static_assert(kBoxes % kCluster == 0, "B's boxes split evenly over the cluster");
+  static_assert((BN / kEpiCols) % 2 == 0, "an even number of passes per m64 block");
+  static_assert(kSmem + 16 * kStages <= 227 * 1024, "one CTA's shared memory, barriers included");
+};
+
+// The configuration v12 runs: 128x256 tiles, 4 stages (4 x 48 KB + 32 KB parking + 1 KB =
+// 225 KB of the 227 KB a CTA may have), a cluster of 2 along M, 8 cluster rows per group.
+using WsTile = WsCfg<128, 256, 4, 2, 8>;
+
+// The order of the output tiles, the same in the producer and the consumers. A cluster tile is
+// CLUSTER x BM rows by BN columns (its CTAs' tiles stacked along M); cluster c takes cluster
+// tiles c, c + clusters, ... In groups of GROUP_M cluster rows, column-major inside a group:
+// the clusters running at once cover about GROUP_M strips of A and clusters / GROUP_M of B.
+template <class Cfg>
+struct WsSchedule {
+  int m_ctiles, n_tiles, total;  // the host has checked that total fits an int
+  __host__ __device__ WsSchedule(int M, int N)
+      : m_ctiles(static_cast<int>(rl_ceil_div(rl_ceil_div(M, Cfg::BM), Cfg::kCluster))),
+        n_tiles(static_cast<int>(rl_ceil_div(N, Cfg::BN))), total(m_ctiles * n_tiles) {}
+  // Tile t's first row for the CTA of cluster rank `rank`, and its first column.
+  __device__ __forceinline__ void at(int t, int rank, int &m0, int &n0) const {
+    const int per_group = Cfg::kGroupM * n_tiles;
+    const int g = t / per_group, first = g * Cfg::kGroupM;
+    const int rows = min(m_ctiles - first, Cfg::kGroupM);  // the last group may be shorter
+    const int in = t - g * per_group;
+    m0 = ((first + in % rows) * Cfg::kCluster + rank) * Cfg::BM;
+    n0 = (in / rows) * Cfg::BN;
+  }
+};
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ __forceinline__ int ws_cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return static_cast<int>(r);
+}
+// Every thread of every CTA of the cluster: arrive (release), then wait (acquire). Not
+// .aligned: the producer warp reaches the last one after its lane 0 ran the loads alone.
+__device__ __forceinline__ void ws_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+// Arrives on the mbarrier at bar's offset in CTA `cta` of the cluster (this one included).
+// The default (CTA-scope) semantics, as CUTLASS's ClusterBarrier: what it orders is a
+// write-after-read, the stage's reads by wgmma being complete (wgmma.wait_group) before the
+// arrival is issued, and the producer issuing its TMA write only after it observed the phase.
+// The .release.cluster form costs a MEMBAR.ALL.GPU per arrival in the SASS (waiting on the
+// epilogue's outstanding stores), and its acquire.cluster partner an L1 invalidation.
+__device__ __forceinline__ void ws_arrive_in(unsigned long long *bar, int cta) {
+  asm volatile(
+      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
+      "r"(cta)
+      : "memory");
+}
+// tma_load_2d into the same offset of every CTA in `mask`, each copy completing on the
+// mbarrier at bar's offset in its CTA.
+__device__ __forceinline__ void ws_load_multicast(void *dst, const CUtensorMap *map, int c0, int c1,
+                                                  unsigned long long *bar, unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar)),
+      "h"(mask)
+      : "memory");
+}
+// Named barrier `id` (1, 2: one per consumer warpgroup; 0 is __syncthreads') of 128 threads.
+__device__ __forceinline__ void ws_warpgroup_sync(int id) {
+  asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory");
+}
+
+// A consumer warp is done with a stage: lane 0 releases it to the producer of every CTA of the
+// cluster (each of them multicasts into this CTA's copy of the stage).
+template <int CLUSTER>
+__device__ __forceinline__ void ws_release(unsigned long long *empty, int lane) {
+  if (lane != 0) return;
+  if constexpr (CLUSTER == 1) {
+    mbar_arrive(empty);
+  } else {
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) ws_arrive_in(empty, r);
+  }
+}
+
+template <int BN>
+__device__ __forceinline__ void ws_wgmma(float (&d)[BN / 2], unsigned long long da,
+                                         unsigned long long db) {
+  if constexpr (BN == 256)
+    wgmma_64x256x16(d, da, db);
+  else
+    wgmma_64x128x16(d, da, db);
+}
+
+// One consumer warpgroup's results through the functor to C: for each m64 block and each pass
+// of 32 columns, every thread parks its float2s (row 16 warp + lane / 4 (+8), columns 8j +
+// 2 (lane % 4): the wgmma layout), the warpgroup meets at its named barrier, and every thread
+// takes 8 consecutive columns of two rows back (4 lanes a row) into store_chunk. A parked row
+// is 128 bytes; its 16-byte chunk c sits at c ^ (row % 8), so a warp's float2 stores (8 rows x
+// 32 bytes) take the 2 wavefronts their 256 bytes need, and each quarter-warp's 16-byte loads
+// (2 rows, an even one and the next) hit 8 distinct bank groups. The two buffers alternate by
+// pass: a thread parks pass q + 1 only after the barrier of pass q, which every thread reached
+// after reading pass q - 1 from the same buffer, so one barrier per pass suffices (across
+// tiles too: the passes per tile are even, every tile starts on buffer 0).
+template <class Cfg, class Epi>
+__device__ __forceinline__ void ws_epilogue(float (&d)[Cfg::kMBlocks][Cfg::kAcc], float *park,
+                                            half *C, int M, int N, int row0, int col0,
+                                            int bar_id, const Epi &epi) {
+  constexpr int kPasses = Cfg::BN / Cfg::kEpiCols;
+  const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+#pragma unroll
+  for (int mi = 0; mi < Cfg::kMBlocks; ++mi) {
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+      float *area = park + (p % 2) * Cfg::kParkFloats;
+#pragma unroll
+      for (int jj = 0; jj < Cfg::kEpiCols / 8; ++jj) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = 16 * warp + lane / 4 + 8 * h, c = 8 * jj + 2 * (lane % 4);
+          const int j = p * (Cfg::kEpiCols / 8) + jj;  // the accumulators' 8-column group
+          *reinterpret_cast<float2 *>(area + r * Cfg::kEpiCols + (((c / 4) ^ (r % 8)) * 4) +
+                                      c % 4) = make_float2(d[mi][4 * j + 2 * h],
+                                                           d[mi][4 * j + 2 * h + 1]);
+        }
+      }
+      ws_warpgroup_sync(bar_id);
+#pragma unroll
+      for (int i = 0; i < 64 * Cfg::kEpiCols / 8 / 128; ++i) {
+        const int r = t / 4 + 32 * i, c8 = t % 4;  // row, 8-column chunk of the pass
+        const float4 *src = reinterpret_cast<const float4 *>(area + r * Cfg::kEpiCols);
+        const float4 lo = src[(2 * c8) ^ (r % 8)], hi = src[(2 * c8 + 1) ^ (r % 8)];
+        float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        store_chunk<true>(epi, v, C, row0 + 64 * mi + r, col0 + Cfg::kEpiCols * p + 8 * c8, M,
+                          N);
+      }
+    }
+  }
+}
+#endif
+
+// The persistent warp-specialized kernel; grid: CLUSTER x (clusters resident at once, at most
+// the cluster tiles). The ring's invariants, per stage s and its k-th use (round k):
+//   full[s]  (count 1): this CTA's producer arrives with expect_tx(kStageBytes); the bytes are
+//            its own A box, its own B boxes and the peer's multicast B boxes. The peer's bytes
+//            may land before the local expect_tx; the phase cannot complete before that
+//            arrival (its pending count is 1), and cannot take bytes of round k + 1 early: the
+//            peer reloads stage s only after this CTA's consumers released round k, which they
+//            do after waiting for it.
+//   empty[s] (count 8 x CLUSTER): every consumer warp of every CTA of the cluster arrives once
+//            per round, after the wgmmas that read the stage completed (wgmma.wait_group);
+//            the producer reloads round k + 1 only after round k's phase completed here, so
+//            neither CTA's multicast overwrites a stage the other still reads.
+// Stage and phase advance identically in the producer and the consumers (both walk the same
+// tiles and k-tiles), the producer skipping the empty wait in its first round.
+template <class Cfg, class Epi>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    ws_gemm_kernel(const __grid_constant__ CUtensorMap amap,
+                   const __grid_constant__ CUtensorMap bmap, half *C, int M, int N, int K,
+                   Epi epi) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int S = Cfg::kStages, CL = Cfg::kCluster;
+  extern __shared__ unsigned char ws_smem_raw[];
+  // The swizzle pattern repeats every 1024 bytes: stages start on 1024-byte boundaries, at the
+  // same offsets in every CTA (a multicast copy lands at its source's offset in each).
+  unsigned char *ring = reinterpret_cast<unsigned char *>(
+      (reinterpret_cast<uintptr_t>(ws_smem_raw) + 1023) & ~uintptr_t(1023));
+  float *park = reinterpret_cast<float *>(ring + S * Cfg::kStageBytes);
+  __shared__ unsigned long long full[S], empty[S];
+  const WsSchedule<Cfg> sched(M, N);
+  const int k_tiles = (K + Cfg::BK - 1) / Cfg::BK;
+  const int rank = CL > 1 ? ws_cluster_rank() : 0;
+  const int cluster = static_cast<int>(blockIdx.x) / CL;
+  const int clusters = static_cast<int>(gridDim.x) / CL;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], Cfg::kConsumerWarps * CL);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  // Every CTA's barriers are initialized before any CTA multicasts into or arrives on them.
+  if constexpr (CL > 1)
+    ws_cluster_sync();
+  else
+    __syncthreads();
+  const int wg = threadIdx.x / 128;
+  if (wg == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kWsProducerRegs));
+    if (threadIdx.x == 0) {
+      int s = 0, phase = 0;
+      bool first_round = true;
+      for (int t = cluster; t < sched.total; t += clusters) {
+        int m0, n0;
+        sched.at(t, rank, m0, n0);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          // Round r of stage s needs round r - 1 released by all consumer warps of the cluster.
+          if (!first_round) mbar_wait(&empty[s], phase ^ 1);
+          unsigned char *st = ring + s * Cfg::kStageBytes;
+          mbar_expect_tx(&full[s], Cfg::kStageBytes);
+          tma_load_2d(st, &amap, kt * Cfg::BK, m0, &full[s]);
+#pragma unroll
+          for (int b = 0; b < Cfg::kBoxesPerCta; ++b) {
+            const int box = rank * Cfg::kBoxesPerCta + b;
+            unsigned char *dst = st + Cfg::kABytes + box * Cfg::kBoxBytes;
+            if constexpr (CL > 1)
+              ws_load_multicast(dst, &bmap, n0 + 64 * box, kt * Cfg::BK, &full[s],
+                                static_cast<unsigned short>((1 << CL) - 1));
+            else
+              tma_load_2d(dst, &bmap, n0 + 64 * box, kt * Cfg::BK, &full[s]);
+          }
+          if (++s == S) {
+            s = 0;
+            phase ^= 1;
+            first_round = false;
+          }
+        }
+      }
+    }
+  } else {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kWsConsumerRegs));
+    const int cw = wg - 1, lane = threadIdx.x % 32;
+    float *my_park = park + cw * 2 * Cfg::kParkFloats;
+    int s = 0, phase = 0;
+    for (int t = cluster; t < sched.total; t += clusters) {
+      int m0, n0;
+      sched.at(t, rank, m0, n0);
+      float d[Cfg::kMBlocks][Cfg::kAcc];
+#pragma unroll
+      for (int mi = 0; mi < Cfg::kMBlocks; ++mi)
+#pragma unroll
+        for (int i = 0; i < Cfg::kAcc; ++i) d[mi][i] = 0.0f;
+      int prev = 0;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        mbar_wait(&full[s], phase);
+        // A: this warpgroup's rows, K-major, 32 bytes (16 k) further along the swizzled rows
+        // per k-step. B: N-major (trans-b), its 64-column boxes 8 KB apart (the descriptor's
+        // leading byte offset), 8-k-row groups 1024 bytes apart (stride offset), 16 k-rows
+        // (2048 bytes) per k-step. Every start stays 1024-aligned but A's k offsets, as in v9.
+        const unsigned char *a = ring + s * Cfg::kStageBytes + cw * Cfg::kWgRows * 128;
+        const unsigned char *b = ring + s * Cfg::kStageBytes + Cfg::kABytes;
+        wg_fence();  // the accumulators were written (zeroed) since the last wgmma
+#pragma unroll
+        for (int kk = 0; kk < Cfg::BK / 16; ++kk) {
+          const unsigned long long db = wg_desc(b + kk * 2048, Cfg::kBoxBytes, 1024);
+#pragma unroll
+          for (int mi = 0; mi < Cfg::kMBlocks; ++mi)
+            ws_wgmma<Cfg::BN>(d[mi], wg_desc(a + mi * 64 * 128 + kk * 32, 16, 1024), db);
+        }
+        wg_commit();
+        wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage
+        if (kt > 0) ws_release<CL>(&empty[prev], lane);
+        prev = s;
+        if (++s == S) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+      wg_wait<0>();
+#pragma unroll
+      for (int mi = 0; mi < Cfg::kMBlocks; ++mi) wg_hold(d[mi]);
+      ws_release<CL>(&empty[prev], lane);  // the producer refills it while we store
+      ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
+    }
+  }
+  // No CTA exits while its peer may still arrive on its barriers (the consumers' last
+  // releases); the multicast copies into it have all landed, its consumers waited for them.
+  if constexpr (CL > 1) ws_cluster_sync();
+#else
+  __trap();  // never launched: the host runs it on compute capability 9.0 with sm_90a code only
+#endif
+}
+
+// Clusters of the kernel resident at once (one CTA per SM: its shared memory); 0 (the kernel
+// never runs) on error.
+template <class Cfg, class Epi>
+int ws_resident_clusters() {
+  constexpr auto *kernel = &ws_gemm_kernel<Cfg, Epi>;
+  return resident_ctas_once<kernel, Cfg::kThreads, Cfg::kSmem, Cfg::kCluster>() / Cfg::kCluster;
+}
+
+// Whether the kernel suits a shape (the host has checked the 16-byte path): its tiles fill one
+// wave (fills_gpu) and at most 1/4 of their area, cluster pairs included, lies outside C; sizes
+// whose tile indices and row offsets fit an int.
+template <class Cfg>
+bool ws_fits(int M, int N) {
+  const long long m_tiles = rl_ceil_div(M, Cfg::BM), n_tiles = rl_ceil_div(N, Cfg::BN);
+  const long long m_ctiles = rl_ceil_div(m_tiles, Cfg::kCluster);
+  const long long covered = m_ctiles * Cfg::kCluster * Cfg::BM * (n_tiles * Cfg::BN);
+  return M < (1 << 30) && N < (1 << 30) && m_ctiles * n_tiles <= INT_MAX &&
+         fills_gpu(m_tiles * n_tiles) && 4 * static_cast<long long>(M) * N >= 3 * covered;
+}
+
+// The kernel's launch; *launched false (nothing run) when the device holds no cluster of it or
+// a tensor map cannot be made. The caller has checked ws_fits, vec16_ok and wgmma_capable.
+template <class Cfg, class Epi>
+int launch_ws(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+              cudaStream_t stream, bool *launched) {
+  *launched = false;
+  constexpr auto *kernel = &ws_gemm_kernel<Cfg, Epi>;
+  const int resident = ws_resident_clusters<Cfg, Epi>();
+  if (resident <= 0) return 0;
+  CUtensorMap am, bm;
+  if (!rl_tma::tensor_map(&am, A, M, K, Cfg::BK, Cfg::BM) ||
+      !rl_tma::tensor_map(&bm, B, K, N, 64, Cfg::BK))
+    return 0;
+  const int prep = allow_smem<kernel, Cfg::kSmem>();
+  if (prep != 0) return prep;
+  const int total = WsSchedule<Cfg>(M, N).total;
+  const int clusters = total < resident ? total : resident;
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t lc = cluster_config(static_cast<unsigned>(clusters * Cfg::kCluster),
+                                         Cfg::kThreads, Cfg::kSmem, Cfg::kCluster, stream, attr);
+  if (Cfg::kCluster == 1) lc.numAttrs = 0;
+  *launched = true;
+  const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, am, bm, C, M, N, K, epi);
+  if (err != cudaSuccess) return static_cast<int>(err);
+  return rl_launch_status();
+}
+
+// The warp-specialized kernel where it suits the shape; *launched false: it did not apply.
+template <class Epi>
+int try_warp_specialized(const half *A, const half *B, half *C, int M, int N, int K,
+                         const Epi &epi, cudaStream_t stream, bool *launched) {
+  *launched = false;
+  if (!vec16_ok(A, B, C, N, K, epi) || !ws_fits<WsTile>(M, N) || !wgmma_capable()) return 0;
+  return launch_ws<WsTile>(A, B, C, M, N, K, epi, stream, launched);
+}
+
+// LOOP: v11's lean-loop form where the kernel does not apply (kLoopLean for the plain GEMM,
+// kLoopLeanOpaqueLast for the fused family, as their v11 / v4).
+template <int LOOP, class Epi>
+int launch_warp_specialized(const half *A, const half *B, half *C, int M, int N, int K,
+                            const Epi &epi, cudaStream_t stream) {
+  return path_or(
+      [&](bool *done) { return try_warp_specialized(A, B, C, M, N, K, epi, stream, done); },
+      [&] { return launch_lean_loop<LOOP>(A, B, C, M, N, K, epi, stream); });
+}
+
+}  // namespace rlg
