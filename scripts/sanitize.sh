@@ -174,6 +174,7 @@ RUNS=(
   "bench gemm_residual --impl ours --variant 3 --m 40 --n 1096 --k 2056"
   "bench gemm_residual --impl ours --variant 3 --m 64 --n 8200 --k 160"
   "bench gemm_residual --impl ours --variant 4 --m 2048 --n 2048 --k 256"
+  "bench gemm_residual --impl ours --variant 5 --m 1000 --n 4000 --k 1000"
   # the paths that only open at larger shapes: GEMV v5's tensor-core slabs and v6's W-as-A
   # slabs, each without and with the cluster of 2
   "bench gemv --impl ours --variant 5 --m 12 --n 8200 --k 999"

@@ -3,9 +3,9 @@
 // names what changed for the fused kernel (cuda/gemm/gemm_bias_gelu_N_<name>.cuh, whose
 // header says what the step changes and what it measured).
 //
-// "best" is v4: HGEMM v11's kernels, every M path of them with bias and GELU applied before
-// the store (the paths by shape: hgemm.cu), the lean loop in its fused form. v5 (not yet
-// measured) is the same on HGEMM v12.
+// "best" is v5: HGEMM v12's kernels, every M path of them with bias and GELU applied before
+// the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel where its grid
+// fills a wave, else v4's (the lean loop in its fused form).
 #include "gemm/gemm.h"
 #include "gemm/gemm_bias_gelu_5_warp_specialized.cuh"
 #include "variant_table.cuh"
@@ -36,11 +36,11 @@ constexpr Variant kVariants[] = {
      "row parts",
      10, rlg::launch_bias_gelu_parked_parts<0>, rlg::launch_bias_gelu_parked_parts<1>},
     {4, "lean_loop",
-     "best: v3 on HGEMM v11's lean loop, its last k-step's stage offset opaque to the compiler",
+     "v3 on HGEMM v11's lean loop, its last k-step's stage offset opaque to the compiler",
      11, rlg::launch_bias_gelu_lean_loop<0>, rlg::launch_bias_gelu_lean_loop<1>},
     {5, "warp_specialized",
-     "v4 on HGEMM v12: its persistent warp-specialized wgmma kernel, bias + GELU at the "
-     "coalesced store (not yet measured)",
+     "best: v4 on HGEMM v12: its persistent warp-specialized wgmma kernel, bias + GELU at the "
+     "coalesced store",
      12, rlg::launch_bias_gelu_warp_specialized<0>, rlg::launch_bias_gelu_warp_specialized<1>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");

@@ -3,16 +3,15 @@
 // column, and each row of the table runs a step of the HGEMM ladder with it (its plain twin),
 // as GEMM+bias+GELU does: no kernel or path was written for it (only its run-time form for the
 // GEMV's slabs, SlabEpiResidual, whose slab kernels are built for it alone), so it is the
-// contract's proof that a new epilogue reaches every M path. Not yet measured on a GPU: no
-// figures, and "best" is the last step by analogy with the fused family.
+// contract's proof that a new epilogue reaches every M path; v5 is one table row on HGEMM v12.
 //
-// "best" is v4: HGEMM v11's kernels, every M path of them with bias and residual added before
-// the store (the paths by shape: hgemm.cu), the lean loop in the fused family's form (its last
-// k-step's stage offset opaque: the residual's kernel parks like the fused one, and ptxas
-// reports no spills for it).
+// "best" is v5: HGEMM v12's kernels, every M path of them with bias and residual added before
+// the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel where its grid
+// fills a wave, else v4's (HGEMM v11's paths, the lean loop in the fused family's form: its last
+// k-step's stage offset opaque, as the residual's kernel parks like the fused one).
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm.h"
-#include "gemm/hgemm_11_lean_loop.cuh"
+#include "gemm/hgemm_12_warp_specialized.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -49,8 +48,12 @@ constexpr Variant kVariants[] = {
     {3, "wgmma_few_rows",
      "v2 on HGEMM v10: 17..64 rows on the few-row wgmma tile (built for the functor)", 10,
      with_residual<rlg::launch_wgmma_few_rows<EpiBiasResidual>>},
-    {4, "lean_loop", "best: v3 on HGEMM v11's lean loop, in the fused family's form", 11,
+    {4, "lean_loop", "v3 on HGEMM v11's lean loop, in the fused family's form", 11,
      with_residual<rlg::launch_lean_loop<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
+    {5, "warp_specialized",
+     "best: v4 on HGEMM v12: grids of a wave or more on the persistent warp-specialized wgmma "
+     "kernel, bias + residual at its coalesced store",
+     12, with_residual<rlg::launch_warp_specialized<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -2,8 +2,10 @@
 // ladder (cuda/gemm/hgemm_NN_<name>.cuh, whose header says what the step changes and what it
 // measured) with the identity epilogue; each step builds on the one before it.
 //
-// "best" is v11. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
+// "best" is v12. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
 // same table for `roofline list`):
+//   grids of a wave or more of 128x256 tiles (<= 1/4 of their area outside C), 16-byte path:
+//                    the persistent warp-specialized wgmma kernel, TMA multicast (v12, sm_90a);
 //   17..64 rows      the 64x64 wgmma tile, K split over a cluster of 1-4 CTAs (v10), where its
 //                    grid fills half of the GPU in one wave (sm_90a);
 //   9..64 rows       the GEMV's TMA slabs (v8), where their grid suits the shape;
@@ -12,8 +14,6 @@
 //   K >= 1024, few tiles   split-K over a cluster (v7);
 //   else             v5's pipelined loop on v6's tile for the shape, the 256x128 tile's
 //                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
-// v12 (not yet measured, so not "best") runs the shapes whose 128x256 tiles fill a wave on a
-// persistent warp-specialized wgmma kernel (hgemm_12_warp_specialized.cuh), else v11.
 #include "gemm/gemm.h"
 #include "gemm/hgemm_12_warp_specialized.cuh"
 #include "variant_table.cuh"
@@ -70,12 +70,12 @@ constexpr Variant kVariants[] = {
      "v9, with 17..64 rows on a 64x64 wgmma tile, K split over a cluster of 1-4 CTAs (not WMMA)",
      plain<rlg::launch_wgmma_few_rows<EpiIdentity>>},
     {11, "lean_loop",
-     "best: v10, with the 256x128 tile's whole-tile shapes in a lean loop (ring unrolled, no "
+     "v10, with the 256x128 tile's whole-tile shapes in a lean loop (ring unrolled, no "
      "bounds predicates)",
      plain<rlg::launch_lean_loop<rlg::kLoopLean, EpiIdentity>>},
     {12, "warp_specialized",
-     "v11, with grids of a wave or more on a persistent warp-specialized wgmma kernel: 128x256 "
-     "tiles, TMA multicast over a cluster of 2, 4-stage ring (sm_90a; not yet measured)",
+     "best: v11, with grids of a wave or more on a persistent warp-specialized wgmma kernel: 128x256 "
+     "tiles, TMA multicast over a cluster of 2, 4-stage ring (sm_90a)",
      plain<rlg::launch_warp_specialized<rlg::kLoopLean, EpiIdentity>>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");

@@ -51,11 +51,10 @@ impl GeluImpl {
     }
 }
 
-/// The variant "best" means: v4 "lean_loop" (cuda/gemm/gemm_bias_gelu_4_lean_loop.cuh): HGEMM
-/// v11's kernels (its plain twin) with bias and GELU applied before the store on every M path,
-/// the lean loop in its fused form; docs/perf-log.md has the figures. v5 (HGEMM v12's kernel)
-/// is not "best" until measured.
-pub const BEST: u32 = 4;
+/// The variant "best" means: v5 "warp_specialized" (cuda/gemm/gemm_bias_gelu_5_warp_specialized.cuh):
+/// HGEMM v12's kernels (its plain twin) with bias and GELU applied before the store on every M
+/// path; docs/perf-log.md has the figures.
+pub const BEST: u32 = 5;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -335,7 +334,14 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "every M",
+            shapes: "grids of a wave or more of 128x256 tiles (as hgemm v12)",
+            runs: "HGEMM v12's warp-specialized wgmma kernel with the bias + GELU functor at its \
+                   coalesced store",
+            why: "the plain GEMM's kernel with one more functor: 0.94x cuBLASLt's GELU_BIAS at \
+                  4096^3 (S34)",
+        },
+        Dispatch {
+            shapes: "every other M",
             runs: "HGEMM v11's paths (see hgemm) with bias + GELU before the store: the slabs \
                    and the few-row tile take it as a run-time descriptor (one kernel with the \
                    plain GEMM), the tiles as a functor",

@@ -25,10 +25,9 @@ use half::f16;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v4 "lean_loop", HGEMM v11's kernels (its plain twin) with bias and
-/// residual added before the store on every M path, as GEMM+bias+GELU v4 runs them. Not yet
-/// measured on a GPU (the last step, by analogy with the fused family).
-pub const BEST: u32 = 4;
+/// The variant "best" means: v5 "warp_specialized", HGEMM v12's kernels (its plain twin) with
+/// bias and residual added before the store on every M path, as GEMM+bias+GELU v5 runs them.
+pub const BEST: u32 = 5;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -288,7 +287,13 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "every M",
+            shapes: "grids of a wave or more of 128x256 tiles (as hgemm v12)",
+            runs: "HGEMM v12's warp-specialized wgmma kernel with the bias + residual functor at \
+                   its coalesced store",
+            why: "one epilogue functor, no new kernel",
+        },
+        Dispatch {
+            shapes: "every other M",
             runs: "HGEMM v11's paths (see hgemm) with bias + residual before the store: the \
                    slabs take it as a run-time descriptor of its own (SlabEpiResidual: slab \
                    kernels built for it alone), the tiles and the few-row tile as a functor",
