@@ -157,6 +157,13 @@ RUNS=(
   "bench hgemm --impl ours --variant 12 --m 2056 --n 2056 --k 72"
   "bench gemm_bias_gelu --impl fused,unfused --variant 5 --m 2056 --n 2056 --k 72"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 5 --m 1000 --n 4000 --k 1000"
+  # HGEMM v13 / fused v6 / residual v6: the kernel at each tile width (128 x 64, 128, 192, 256)
+  "bench hgemm --impl ours --variant 13 --m 777 --n 1000 --k 72"
+  "bench hgemm --impl ours --variant 13 --m 1000 --n 2040 --k 1000"
+  "bench hgemm --impl ours --variant 13 --m 777 --n 3000 --k 520"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 6 --m 777 --n 3000 --k 520"
+  "bench gemm_bias_gelu --impl fused --variant 6 --m 200 --n 4104 --k 136"
+  "bench gemm_residual --impl ours --variant 6 --m 1000 --n 2040 --k 1000"
   # GEMM+bias+residual (one functor, every path reads R at its row and column): v1's parked
   # tile, split-K (4 and 8 warps), register slabs (one row, 2..8 rows), TMA slabs (2 and 4
   # m-tiles; K = 8), the generic tiles (N odd); v2's wgmma tile; v3's few-row tile split 4 and

@@ -86,6 +86,18 @@ const WS_SHAPES: &[(u64, u64, u64)] = &[
     (200, 32768, 136),
 ];
 
+/// v13's tile widths (its cost model's choice on a 132-SM H200, 66 clusters of 2), each with M,
+/// N or K off the tile: 128x64 with an odd number of tile rows and a K tail (777x1000x72), at
+/// 200 rows (200x4104x136); 128x128 with K = 1000 (15 k-tiles and 40); 128x192 with N off the
+/// tile's three boxes (777x3000x520); 128x256 in one partial wave with K = 8.
+const WS13_SHAPES: &[(u64, u64, u64)] = &[
+    (777, 1000, 72),
+    (200, 4104, 136),
+    (1000, 2040, 1000),
+    (777, 3000, 520),
+    (333, 7000, 8),
+];
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn every_hgemm_variant_matches_references_at_odd_shapes() {
@@ -100,6 +112,7 @@ fn every_hgemm_variant_matches_references_at_odd_shapes() {
             .chain(WIDE_SHAPES)
             .chain(LEAN_SHAPES)
             .chain(WS_SHAPES)
+            .chain(WS13_SHAPES)
             .enumerate()
         {
             let mut c = HgemmCase::new(m, n, k, *v, 100 + i as u64);
@@ -121,6 +134,7 @@ fn epilogue_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
         .chain(WIDE_SHAPES)
         .chain(LEAN_SHAPES)
         .chain(WS_SHAPES)
+        .chain(WS13_SHAPES)
         .copied()
 }
 

@@ -7,7 +7,7 @@
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel where its grid
 // fills a wave, else v4's (the lean loop in its fused form).
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_5_warp_specialized.cuh"
+#include "gemm/gemm_bias_gelu_6_ws_tile_per_shape.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -42,6 +42,10 @@ constexpr Variant kVariants[] = {
      "best: v4 on HGEMM v12: its persistent warp-specialized wgmma kernel, bias + GELU at the "
      "coalesced store",
      12, rlg::launch_bias_gelu_warp_specialized<0>, rlg::launch_bias_gelu_warp_specialized<1>},
+    {6, "ws_tile_per_shape",
+     "v5 on HGEMM v13: the warp-specialized kernel at the tile width each shape asks for (not "
+     "yet measured)",
+     13, rlg::launch_bias_gelu_ws_tile_per_shape<0>, rlg::launch_bias_gelu_ws_tile_per_shape<1>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

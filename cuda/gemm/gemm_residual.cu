@@ -11,7 +11,7 @@
 // k-step's stage offset opaque, as the residual's kernel parks like the fused one).
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm.h"
-#include "gemm/hgemm_12_warp_specialized.cuh"
+#include "gemm/hgemm_13_ws_tile_per_shape.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -54,6 +54,11 @@ constexpr Variant kVariants[] = {
      "best: v4 on HGEMM v12: grids of a wave or more on the persistent warp-specialized wgmma "
      "kernel, bias + residual at its coalesced store",
      12, with_residual<rlg::launch_warp_specialized<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
+    {6, "ws_tile_per_shape",
+     "v5 on HGEMM v13: the warp-specialized kernel at the tile width each shape asks for (not "
+     "yet measured)",
+     13,
+     with_residual<rlg::launch_ws_tile_per_shape<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

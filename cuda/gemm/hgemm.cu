@@ -15,7 +15,7 @@
 //   else             v5's pipelined loop on v6's tile for the shape, the 256x128 tile's
 //                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
 #include "gemm/gemm.h"
-#include "gemm/hgemm_12_warp_specialized.cuh"
+#include "gemm/hgemm_13_ws_tile_per_shape.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -77,6 +77,10 @@ constexpr Variant kVariants[] = {
      "best: v11, with grids of a wave or more on a persistent warp-specialized wgmma kernel: 128x256 "
      "tiles, TMA multicast over a cluster of 2, 4-stage ring (sm_90a)",
      plain<rlg::launch_warp_specialized<rlg::kLoopLean, EpiIdentity>>},
+    {13, "ws_tile_per_shape",
+     "v12's kernel at a tile width per shape (128 x 64/128/192/256, by the waves each needs) "
+     "wherever it keeps half of the tensor cores' time on C, from 65 rows (not yet measured)",
+     plain<rlg::launch_ws_tile_per_shape<rlg::kLoopLean, EpiIdentity>>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

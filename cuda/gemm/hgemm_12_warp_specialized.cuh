@@ -38,7 +38,9 @@
 // 760 TFLOP/s: the epilogue is not overlapped with the tensor cores, 3-5% of a tile's time,
 // and the last wave holds 3.9 / 4 and 15.5 / 16 tiles per cluster), 0.8-0.9x at 2048³ (one
 // wave of 128 tiles on 132 SMs, nothing hides the prologue or the epilogue); 1.6-1.9x v11.
-// Measured: not yet (written and compiled without a GPU; ptxas: see the perf log entry).
+// Measured (S34a, kernel timing, cold L2, interleaved with cuBLAS): 2048³ 29.2 us (0.93x cuBLAS),
+// 4096³ 190 us (723 TFLOP/s, 0.96x), 8192³ 1.466 ms (750 TFLOP/s, 0.99x); 1.45-1.65x v11. What
+// is left at 4096³ is the epilogue, which the tensor cores wait for (the perf log).
 #pragma once
 #include <climits>
 
@@ -71,7 +73,6 @@ struct WsCfg {
   static constexpr int kMBlocks = kWgRows / 64; // its m64 row blocks
   static constexpr int kAcc = BN / 2;           // fp32 results per thread and m64 block
   static constexpr int kBoxes = BN / 64;        // B's 64-column boxes (a 128-byte swizzle row)
-  static constexpr int kBoxesPerCta = kBoxes / kCluster;  // each CTA loads and multicasts these
   static constexpr int kABytes = BM * BK * 2;   // BM rows of 128 bytes
   static constexpr int kBoxBytes = BK * 64 * 2; // 8 KB: 64 k-rows of 128 bytes
   static constexpr int kStageBytes = kABytes + kBoxes * kBoxBytes;
@@ -80,10 +81,10 @@ struct WsCfg {
   static constexpr int kParkBytes = 2 * 2 * kParkFloats * 4;
   static constexpr int kSmem = kStages * kStageBytes + kParkBytes + 1024;  // + 1024: alignment
   static_assert(BM == 128 || BM == 256, "one or two m64 blocks per consumer warpgroup");
-  static_assert(BN == 128 || BN == 256, "the m64n128 / m64n256 wgmmas of wgmma.cuh");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
+                "the m64n64 / n128 / n192 / n256 wgmmas of wgmma.cuh");
   static_assert(kMBlocks * kAcc <= 128, "accumulators that fit the consumers' 232 registers");
   static_assert(kCluster == 1 || kCluster == 2, "a CTA alone or a pair sharing B");
-  static_assert(kBoxes % kCluster == 0, "B's boxes split evenly over the cluster");
   static_assert((BN / kEpiCols) % 2 == 0, "an even number of passes per m64 block");
   static_assert(kSmem + 16 * kStages <= 227 * 1024, "one CTA's shared memory, barriers included");
 };
@@ -171,8 +172,12 @@ __device__ __forceinline__ void ws_wgmma(float (&d)[BN / 2], unsigned long long 
                                          unsigned long long db) {
   if constexpr (BN == 256)
     wgmma_64x256x16(d, da, db);
-  else
+  else if constexpr (BN == 192)
+    wgmma_64x192x16(d, da, db);
+  else if constexpr (BN == 128)
     wgmma_64x128x16(d, da, db);
+  else
+    wgmma_64x64x16(d, da, db);
 }
 
 // One consumer warpgroup's results through the functor to C: for each m64 block and each pass
@@ -283,8 +288,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           mbar_expect_tx(&full[s], Cfg::kStageBytes);
           tma_load_2d(st, &amap, kt * Cfg::BK, m0, &full[s]);
 #pragma unroll
-          for (int b = 0; b < Cfg::kBoxesPerCta; ++b) {
-            const int box = rank * Cfg::kBoxesPerCta + b;
+          for (int box = 0; box < Cfg::kBoxes; ++box) {
+            // Rank r loads boxes [r * boxes / CL, (r + 1) * boxes / CL): halves of an even
+            // count, 2 + 1 of v13's three, CTA 0 alone the one box of a 64-column tile.
+            if (box * CL / Cfg::kBoxes != rank) continue;
             unsigned char *dst = st + Cfg::kABytes + box * Cfg::kBoxBytes;
             if constexpr (CL > 1)
               ws_load_multicast(dst, &bmap, n0 + 64 * box, kt * Cfg::BK, &full[s],

@@ -72,6 +72,9 @@ __device__ __forceinline__ void wgmma_ktile_64x64(float (&d)[32], const unsigned
   "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"                              \
   "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"                              \
   "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define RL_WG_REGS_64_95                                                                          \
+  "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,"                              \
+  "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
 #define RL_WG_REGS_64_127                                                                         \
   "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,"                              \
   "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,"                              \
@@ -80,10 +83,10 @@ __device__ __forceinline__ void wgmma_ktile_64x64(float (&d)[32], const unsigned
 #define RL_WG_ACC8(I)                                                                             \
   "+f"(d[I]), "+f"(d[I + 1]), "+f"(d[I + 2]), "+f"(d[I + 3]), "+f"(d[I + 4]),                     \
       "+f"(d[I + 5]), "+f"(d[I + 6]), "+f"(d[I + 7])
-#define RL_WG_ACC64(I)                                                                            \
-  RL_WG_ACC8(I), RL_WG_ACC8(I + 8), RL_WG_ACC8(I + 16), RL_WG_ACC8(I + 24),                       \
-      RL_WG_ACC8(I + 32), RL_WG_ACC8(I + 40), RL_WG_ACC8(I + 48), RL_WG_ACC8(I + 56)
-// d += A (64 x 16, K-major) . B (16 x N, N-major: trans-b 1), fp32 accumulate, N = 128 or 256.
+#define RL_WG_ACC32(I) RL_WG_ACC8(I), RL_WG_ACC8(I + 8), RL_WG_ACC8(I + 16), RL_WG_ACC8(I + 24)
+#define RL_WG_ACC64(I) RL_WG_ACC32(I), RL_WG_ACC32(I + 32)
+// d += A (64 x 16, K-major) . B (16 x N, N-major: trans-b 1), fp32 accumulate, N = 128, 192 or
+// 256 (192: v13's tile for widths where 256 leaves a wave short).
 // d[4j + q] is row 16 warp + lane / 4 (+8 for q >= 2), column 8j + 2 (lane % 4) + (q & 1).
 __device__ __forceinline__ void wgmma_64x128x16(float (&d)[64], unsigned long long da,
                                                 unsigned long long db) {
@@ -92,6 +95,16 @@ __device__ __forceinline__ void wgmma_64x128x16(float (&d)[64], unsigned long lo
       " wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" RL_WG_REGS_0_63
       "}, %64, %65, p, 1, 1, 0, 1;\n}\n"
       : RL_WG_ACC64(0)
+      : "l"(da), "l"(db)
+      : "memory");
+}
+__device__ __forceinline__ void wgmma_64x192x16(float (&d)[96], unsigned long long da,
+                                                unsigned long long db) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+      " wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 {" RL_WG_REGS_0_63
+      "," RL_WG_REGS_64_95 "}, %96, %97, p, 1, 1, 0, 1;\n}\n"
+      : RL_WG_ACC64(0), RL_WG_ACC32(64)
       : "l"(da), "l"(db)
       : "memory");
 }
@@ -106,8 +119,10 @@ __device__ __forceinline__ void wgmma_64x256x16(float (&d)[128], unsigned long l
       : "memory");
 }
 #undef RL_WG_ACC64
+#undef RL_WG_ACC32
 #undef RL_WG_ACC8
 #undef RL_WG_REGS_64_127
+#undef RL_WG_REGS_64_95
 #undef RL_WG_REGS_0_63
 #endif
 

@@ -1,0 +1,130 @@
+// HGEMM v13 "ws_tile_per_shape": v12's warp-specialized wgmma kernel with its tile width chosen
+// per shape (64, 128, 192 or 256 columns of 128 rows) by the waves each width needs, and run
+// wherever the chosen width keeps at least half of the tensor cores' time on C (not only where
+// 128x256 tiles fill a wave), as v6 chose a WMMA tile per shape for v5's loop.
+//
+// Why: v12 runs only where its 128x256 tiles fill 7/8 of the SMs; at the LLM projections with
+// 256 rows that leaves v9's 128x64 wgmma tile (256x4096², 0.82x cuBLAS) or v6's WMMA tile
+// (256x11008x4096: 0.49x, 256x14336x4096: 0.57x; report S34c). cuBLAS runs the same kind of
+// kernel there with the width per shape (Nsight Compute, S34e): 128x64 tiles with 8 stages at
+// 256x4096² (128 CTAs), 128x192 at 256x11008 (116 tiles on 120 CTAs), 128x256 in a wave of 112
+// tiles at 256x14336.
+//
+// The widths (WsCfg of v12, all 128 rows, a cluster of 2 along M sharing B):
+//   256: 4 stages of 48 KB (v12's tile);   192: 4 stages of 40 KB (three B boxes: the cluster's
+//   CTAs load two and one); 128: 6 stages of 32 KB;   64: 8 stages of 24 KB (CTA 0 loads the
+//   one B box for both). Each fills the same ~225 KB of shared memory, a narrower tile with
+//   more stages in flight, as its k-tiles are shorter.
+// The choice: for each width, the waves of cluster tiles over the resident clusters, times the
+// width over its relative speed (the time of one wave of tiles of that width, K aside); the
+// cheapest wins, ties to the wider. The speeds below are estimates from shared-memory and L2
+// traffic per FMA (a 128 x N tile reads 128 + N operand columns per k for 128 N FMAs: relative
+// to N = 256, 1.11x the bytes at 192, 1.33x at 128, 2x at 64, where n64's wgmmas also meet the
+// shared-memory read rate); the perf log has the calibration run. ROOFLINE_WS_TILE_N=64|128|192|
+// 256 forces a width (for that calibration; the shape must still suit the kernel).
+//
+// Where it runs: M >= 65, the 16-byte path, sm_90a, and the chosen width's useful fraction
+// (M x N over the tiles' area times the waves' slots) at least 1/2; elsewhere v12 (and so
+// v11's paths).
+//
+// Prediction (before a GPU run): 256x4096² 128x64 tiles, ~19 us (0.95x cuBLAS; v12 22.2);
+// 256x11008x4096 128x192, ~40 us (v12 76.5); 256x14336x4096 128x256 in one wave of 112 tiles,
+// ~48 us (v12 82.8); 256x4096x11008 128x64, ~41 us (v12 48.7); 1024³ 128x64 (128 tiles), ~9 us
+// (v12 14.6); the squares from 2048 unchanged (128x256 wins there). Measured: not yet.
+#pragma once
+#include <cstdlib>
+
+#include "gemm/hgemm_12_warp_specialized.cuh"
+
+namespace rlg {
+
+using WsN256 = WsTile;  // WsCfg<128, 256, 4, 2, 8>
+using WsN192 = WsCfg<128, 192, 4, 2, 8>;
+using WsN128 = WsCfg<128, 128, 6, 2, 8>;
+using WsN64 = WsCfg<128, 64, 8, 2, 8>;
+
+// Relative speed of one tile width's main loop (N = 256: 1), in percent.
+constexpr int ws_width_speed(int bn) {
+  return bn == 256 ? 100 : bn == 192 ? 97 : bn == 128 ? 92 : 75;
+}
+
+// One width's cost for a shape: waves x width / speed (in units where K cancels), and the
+// fraction of the waves' tensor-core time that lands in C; cost < 0 when it cannot run.
+struct WsEstimate {
+  double cost = -1.0, useful = 0.0;
+};
+template <class Cfg, class Epi>
+WsEstimate ws_estimate(int M, int N) {
+  WsEstimate e;
+  const int clusters = ws_resident_clusters<Cfg, Epi>();
+  const long long m_ctiles = rl_ceil_div(rl_ceil_div(M, Cfg::BM), Cfg::kCluster);
+  const long long ctiles = m_ctiles * rl_ceil_div(N, Cfg::BN);
+  if (clusters <= 0 || ctiles > INT_MAX) return e;
+  const long long waves = rl_ceil_div(ctiles, clusters);
+  e.cost = static_cast<double>(waves) * Cfg::BN * 100.0 / ws_width_speed(Cfg::BN);
+  e.useful = static_cast<double>(M) * N /
+             (static_cast<double>(waves) * clusters * Cfg::kCluster * Cfg::BM * Cfg::BN);
+  return e;
+}
+
+// The width ROOFLINE_WS_TILE_N forces (read once), or 0.
+inline int ws_forced_width() {
+  static const int w = [] {
+    const char *s = std::getenv("ROOFLINE_WS_TILE_N");
+    const int v = s != nullptr ? std::atoi(s) : 0;
+    return v == 64 || v == 128 || v == 192 || v == 256 ? v : 0;
+  }();
+  return w;
+}
+
+// The width for a shape (0: none suits it).
+template <class Epi>
+int ws_width_for(int M, int N) {
+  if (M < 65 || M >= (1 << 30) || N >= (1 << 30)) return 0;
+  const WsEstimate est[4] = {ws_estimate<WsN256, Epi>(M, N), ws_estimate<WsN192, Epi>(M, N),
+                             ws_estimate<WsN128, Epi>(M, N), ws_estimate<WsN64, Epi>(M, N)};
+  constexpr int widths[4] = {256, 192, 128, 64};
+  const int forced = ws_forced_width();
+  int best = -1;
+  for (int i = 0; i < 4; ++i) {
+    if (est[i].cost < 0) continue;
+    if (forced != 0) {
+      if (widths[i] == forced) best = i;
+      continue;
+    }
+    if (best < 0 || est[i].cost < est[best].cost) best = i;  // ties keep the wider
+  }
+  if (best < 0 || (forced == 0 && est[best].useful < 0.5)) return 0;
+  return widths[best];
+}
+
+// The kernel at the width the shape asks for; *launched false: none suits it.
+template <class Epi>
+int try_ws_tile_per_shape(const half *A, const half *B, half *C, int M, int N, int K,
+                          const Epi &epi, cudaStream_t stream, bool *launched) {
+  *launched = false;
+  if (!vec16_ok(A, B, C, N, K, epi) || !wgmma_capable()) return 0;
+  switch (ws_width_for<Epi>(M, N)) {
+    case 256:
+      return launch_ws<WsN256>(A, B, C, M, N, K, epi, stream, launched);
+    case 192:
+      return launch_ws<WsN192>(A, B, C, M, N, K, epi, stream, launched);
+    case 128:
+      return launch_ws<WsN128>(A, B, C, M, N, K, epi, stream, launched);
+    case 64:
+      return launch_ws<WsN64>(A, B, C, M, N, K, epi, stream, launched);
+    default:
+      return 0;
+  }
+}
+
+// LOOP: the lean loop's form for v12's fallbacks (as launch_warp_specialized).
+template <int LOOP, class Epi>
+int launch_ws_tile_per_shape(const half *A, const half *B, half *C, int M, int N, int K,
+                             const Epi &epi, cudaStream_t stream) {
+  return path_or(
+      [&](bool *done) { return try_ws_tile_per_shape(A, B, C, M, N, K, epi, stream, done); },
+      [&] { return launch_warp_specialized<LOOP>(A, B, C, M, N, K, epi, stream); });
+}
+
+}  // namespace rlg
