@@ -164,6 +164,15 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 6 --m 777 --n 3000 --k 520"
   "bench gemm_bias_gelu --impl fused --variant 6 --m 200 --n 4104 --k 136"
   "bench gemm_residual --impl ours --variant 6 --m 1000 --n 2040 --k 1000"
+  # HGEMM v14 / fused v7 / residual v7: the same widths, stored through TMA (M, N off the boxes)
+  "bench hgemm --impl ours --variant 14 --m 777 --n 1000 --k 72"
+  "bench hgemm --impl ours --variant 14 --m 1000 --n 2040 --k 1000"
+  "bench hgemm --impl ours --variant 14 --m 777 --n 3000 --k 520"
+  "bench hgemm --impl ours --variant 14 --m 2056 --n 2056 --k 72"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 7 --m 777 --n 3000 --k 520"
+  "bench gemm_bias_gelu --impl fused --variant 7 --m 1000 --n 4000 --k 1000"
+  "bench gemm_residual --impl ours --variant 7 --m 1000 --n 4000 --k 1000"
+  "bench gemm_residual --impl ours --variant 7 --m 200 --n 4104 --k 136"
   # GEMM+bias+residual (one functor, every path reads R at its row and column): v1's parked
   # tile, split-K (4 and 8 warps), register slabs (one row, 2..8 rows), TMA slabs (2 and 4
   # m-tiles; K = 8), the generic tiles (N odd); v2's wgmma tile; v3's few-row tile split 4 and

@@ -7,7 +7,7 @@
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel where its grid
 // fills a wave, else v4's (the lean loop in its fused form).
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_6_ws_tile_per_shape.cuh"
+#include "gemm/gemm_bias_gelu_7_tma_store.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -46,6 +46,10 @@ constexpr Variant kVariants[] = {
      "v5 on HGEMM v13: the warp-specialized kernel at the tile width each shape asks for (not "
      "yet measured)",
      13, rlg::launch_bias_gelu_ws_tile_per_shape<0>, rlg::launch_bias_gelu_ws_tile_per_shape<1>},
+    {7, "tma_store",
+     "v6 on HGEMM v14: bias + GELU in the consumers' registers, the tile stored by TMA while the "
+     "next one's wgmmas run (not yet measured)",
+     14, rlg::launch_bias_gelu_tma_store<0>, rlg::launch_bias_gelu_tma_store<1>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -11,7 +11,7 @@
 // k-step's stage offset opaque, as the residual's kernel parks like the fused one).
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm.h"
-#include "gemm/hgemm_13_ws_tile_per_shape.cuh"
+#include "gemm/hgemm_14_tma_store.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -59,6 +59,10 @@ constexpr Variant kVariants[] = {
      "yet measured)",
      13,
      with_residual<rlg::launch_ws_tile_per_shape<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
+    {7, "tma_store",
+     "v6 on HGEMM v14: bias + residual in the consumers' registers (the residual read per "
+     "element inside C), the tile stored by TMA (not yet measured)",
+     14, with_residual<rlg::launch_ws_tma_store<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

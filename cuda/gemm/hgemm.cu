@@ -15,7 +15,7 @@
 //   else             v5's pipelined loop on v6's tile for the shape, the 256x128 tile's
 //                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
 #include "gemm/gemm.h"
-#include "gemm/hgemm_13_ws_tile_per_shape.cuh"
+#include "gemm/hgemm_14_tma_store.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -81,6 +81,10 @@ constexpr Variant kVariants[] = {
      "v12's kernel at a tile width per shape (128 x 64/128/192/256, by the waves each needs) "
      "wherever it keeps half of the tensor cores' time on C, from 65 rows (not yet measured)",
      plain<rlg::launch_ws_tile_per_shape<rlg::kLoopLean, EpiIdentity>>},
+    {14, "tma_store",
+     "v13, with the warp-specialized kernel's results staged by stmatrix and stored by TMA while "
+     "the next tile's wgmmas run (not yet measured)",
+     plain<rlg::launch_ws_tma_store<rlg::kLoopLean, EpiIdentity>>},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

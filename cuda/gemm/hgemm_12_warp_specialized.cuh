@@ -45,6 +45,7 @@
 #include <climits>
 
 #include "gemm/hgemm_11_lean_loop.cuh"
+#include "gemm/ws_store_tma.cuh"
 
 namespace rlg {
 
@@ -62,11 +63,14 @@ static_assert((kWsProducerRegs + 2 * kWsConsumerRegs) * 128 <= 168 * 384 &&
 // The kernel's tile configuration, a template for tuning: BM x BN output tiles per CTA (BM 128:
 // each consumer warpgroup owns 64 rows; 256: 128 rows, two m64 wgmmas per k-step), STAGES
 // k-tiles of 64 in the ring, CLUSTER CTAs along M sharing B by multicast (1 or 2), GROUP_M
-// cluster rows of tiles per raster group.
-template <int BM_, int BN_, int STAGES_, int CLUSTER_, int GROUP_M_>
+// cluster rows of tiles per raster group; TMA_STORE: the store of v14 (ws_store_tma.cuh: each
+// consumer warpgroup stages its 64 x BN fp16 results for the TMA unit) instead of v12's parked
+// passes.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, int GROUP_M_, bool TMA_STORE_ = false>
 struct WsCfg {
   static constexpr int BM = BM_, BN = BN_, BK = kWgmmaKTile, kStages = STAGES_;
   static constexpr int kCluster = CLUSTER_, kGroupM = GROUP_M_;
+  static constexpr bool kTmaStore = TMA_STORE_;
   static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
   static constexpr int kConsumerWarps = 8;      // each releases a stage on its own
   static constexpr int kWgRows = BM / 2;        // a consumer warpgroup's rows of the tile
@@ -79,13 +83,17 @@ struct WsCfg {
   // The epilogue parks 64 rows x kEpiCols fp32 per pass, in two buffers per consumer warpgroup.
   static constexpr int kEpiCols = 32, kParkFloats = 64 * kEpiCols;
   static constexpr int kParkBytes = 2 * 2 * kParkFloats * 4;
-  static constexpr int kSmem = kStages * kStageBytes + kParkBytes + 1024;  // + 1024: alignment
+  // v14's staging: each consumer warpgroup's 64 rows x BN fp16, as BN / 64 boxes of 8 KB.
+  static constexpr int kStoreStageBytes = 2 * 64 * BN * 2;
+  static constexpr int kSmem =
+      kStages * kStageBytes + (kTmaStore ? kStoreStageBytes : kParkBytes) + 1024;  // + align
   static_assert(BM == 128 || BM == 256, "one or two m64 blocks per consumer warpgroup");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
                 "the m64n64 / n128 / n192 / n256 wgmmas of wgmma.cuh");
   static_assert(kMBlocks * kAcc <= 128, "accumulators that fit the consumers' 232 registers");
   static_assert(kCluster == 1 || kCluster == 2, "a CTA alone or a pair sharing B");
   static_assert((BN / kEpiCols) % 2 == 0, "an even number of passes per m64 block");
+  static_assert(!kTmaStore || BM == 128, "v14's store: one m64 block per consumer warpgroup");
   static_assert(kSmem + 16 * kStages <= 227 * 1024, "one CTA's shared memory, barriers included");
 };
 
@@ -244,7 +252,8 @@ __device__ __forceinline__ void ws_epilogue(float (&d)[Cfg::kMBlocks][Cfg::kAcc]
 template <class Cfg, class Epi>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     ws_gemm_kernel(const __grid_constant__ CUtensorMap amap,
-                   const __grid_constant__ CUtensorMap bmap, half *C, int M, int N, int K,
+                   const __grid_constant__ CUtensorMap bmap,
+                   const __grid_constant__ CUtensorMap cmap, half *C, int M, int N, int K,
                    Epi epi) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int S = Cfg::kStages, CL = Cfg::kCluster;
@@ -350,8 +359,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int mi = 0; mi < Cfg::kMBlocks; ++mi) wg_hold(d[mi]);
       ws_release<CL>(&empty[prev], lane);  // the producer refills it while we store
-      ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
+      if constexpr (Cfg::kTmaStore)
+        ws_store_tma<Cfg>(d[0], reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::BN * 2,
+                          &cmap, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
+      else
+        ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
     }
+    // v14: the last stores complete before the CTA (and the staging they read) goes away.
+    if constexpr (Cfg::kTmaStore)
+      if (threadIdx.x % 128 == 0) tma_store_wait_all<false>();
   }
   // No CTA exits while its peer may still arrive on its barriers (the consumers' last
   // releases); the multicast copies into it have all landed, its consumers waited for them.
@@ -390,9 +406,14 @@ int launch_ws(const half *A, const half *B, half *C, int M, int N, int K, const 
   constexpr auto *kernel = &ws_gemm_kernel<Cfg, Epi>;
   const int resident = ws_resident_clusters<Cfg, Epi>();
   if (resident <= 0) return 0;
-  CUtensorMap am, bm;
+  CUtensorMap am, bm, cm;
   if (!rl_tma::tensor_map(&am, A, M, K, Cfg::BK, Cfg::BM) ||
       !rl_tma::tensor_map(&bm, B, K, N, 64, Cfg::BK))
+    return 0;
+  // v14's store map: C in boxes of 64 x 64 (v12's kernel takes A's map there and never reads it).
+  if (!Cfg::kTmaStore)
+    cm = am;
+  else if (!rl_tma::tensor_map(&cm, C, M, N, 64, 64))
     return 0;
   const int prep = allow_smem<kernel, Cfg::kSmem>();
   if (prep != 0) return prep;
@@ -403,7 +424,7 @@ int launch_ws(const half *A, const half *B, half *C, int M, int N, int K, const 
                                          Cfg::kThreads, Cfg::kSmem, Cfg::kCluster, stream, attr);
   if (Cfg::kCluster == 1) lc.numAttrs = 0;
   *launched = true;
-  const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, am, bm, C, M, N, K, epi);
+  const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, am, bm, cm, C, M, N, K, epi);
   if (err != cudaSuccess) return static_cast<int>(err);
   return rl_launch_status();
 }

@@ -24,24 +24,35 @@
 // 256 forces a width (for that calibration; the shape must still suit the kernel).
 //
 // Where it runs: M >= 65, the 16-byte path, sm_90a, and the chosen width's useful fraction
-// (M x N over the tiles' area times the waves' slots) at least 1/2; elsewhere v12 (and so
-// v11's paths).
+// (M x N over the tiles' area times the waves' slots) at least 1/2, 64-wide tiles only above
+// 512 rows (measured: below, v9's tile is faster); elsewhere v12 (and so v11's paths).
 //
 // Prediction (before a GPU run): 256x4096² 128x64 tiles, ~19 us (0.95x cuBLAS; v12 22.2);
 // 256x11008x4096 128x192, ~40 us (v12 76.5); 256x14336x4096 128x256 in one wave of 112 tiles,
 // ~48 us (v12 82.8); 256x4096x11008 128x64, ~41 us (v12 48.7); 1024³ 128x64 (128 tiles), ~9 us
-// (v12 14.6); the squares from 2048 unchanged (128x256 wins there). Measured: not yet.
+// (v12 14.6); the squares from 2048 unchanged (128x256 wins there).
+// Measured (S34f, kernel timing, cold L2, interleaved with v12 and cuBLAS; x cuBLAS, v12 -> v13):
+// 256x11008x4096 0.50 -> 0.95 (128x192), 256x14336x4096 0.57 -> 0.95 (128x256, 112 tiles),
+// 1024x14336x4096 0.92 -> 0.95 (128x128), 1024³ 0.58 -> 0.82 (128x64), 4096³ 0.96 both; with
+// 64-wide tiles at 256 rows (since excluded) 256x4096² 0.82 -> 0.79, 256x4096x11008 0.83 -> 0.78.
 #pragma once
 #include <cstdlib>
+#include <type_traits>
 
 #include "gemm/hgemm_12_warp_specialized.cuh"
 
 namespace rlg {
 
-using WsN256 = WsTile;  // WsCfg<128, 256, 4, 2, 8>
-using WsN192 = WsCfg<128, 192, 4, 2, 8>;
-using WsN128 = WsCfg<128, 128, 6, 2, 8>;
-using WsN64 = WsCfg<128, 64, 8, 2, 8>;
+// The four widths, with v12's store (v13) or v14's (TMA_STORE: its staging takes 16-64 KB, so
+// the 256-wide tile keeps 3 stages). Every one fills at most ~225 KB of shared memory.
+template <bool TMA_STORE>
+struct WsWidths {
+  using N256 = WsCfg<128, 256, TMA_STORE ? 3 : 4, 2, 8, TMA_STORE>;
+  using N192 = WsCfg<128, 192, 4, 2, 8, TMA_STORE>;
+  using N128 = WsCfg<128, 128, 6, 2, 8, TMA_STORE>;
+  using N64 = WsCfg<128, 64, 8, 2, 8, TMA_STORE>;
+};
+static_assert(std::is_same_v<WsWidths<false>::N256, WsTile>, "v13's widest tile is v12's");
 
 // Relative speed of one tile width's main loop (N = 256: 1), in percent.
 constexpr int ws_width_speed(int bn) {
@@ -77,17 +88,23 @@ inline int ws_forced_width() {
   return w;
 }
 
-// The width for a shape (0: none suits it).
-template <class Epi>
+// The width for a shape among W's (0: none suits it).
+template <class W, class Epi>
 int ws_width_for(int M, int N) {
   if (M < 65 || M >= (1 << 30) || N >= (1 << 30)) return 0;
-  const WsEstimate est[4] = {ws_estimate<WsN256, Epi>(M, N), ws_estimate<WsN192, Epi>(M, N),
-                             ws_estimate<WsN128, Epi>(M, N), ws_estimate<WsN64, Epi>(M, N)};
+  const WsEstimate est[4] = {
+      ws_estimate<typename W::N256, Epi>(M, N), ws_estimate<typename W::N192, Epi>(M, N),
+      ws_estimate<typename W::N128, Epi>(M, N), ws_estimate<typename W::N64, Epi>(M, N)};
   constexpr int widths[4] = {256, 192, 128, 64};
   const int forced = ws_forced_width();
   int best = -1;
   for (int i = 0; i < 4; ++i) {
     if (est[i].cost < 0) continue;
+    // 64-wide tiles only above 512 rows: at 256 rows v9's 128x64 tile over all of K (v12's
+    // path there) measured 1.04-1.06x faster than this kernel's (S34f: 256x4096x4096 22.4 vs
+    // 23.3 us, 256x4096x11008); above 512 rows the alternative is WMMA (1024³: 0.58x cuBLAS
+    // against 0.82x here).
+    if (widths[i] == 64 && M <= 512 && forced == 0) continue;
     if (forced != 0) {
       if (widths[i] == forced) best = i;
       continue;
@@ -98,33 +115,40 @@ int ws_width_for(int M, int N) {
   return widths[best];
 }
 
-// The kernel at the width the shape asks for; *launched false: none suits it.
-template <class Epi>
-int try_ws_tile_per_shape(const half *A, const half *B, half *C, int M, int N, int K,
-                          const Epi &epi, cudaStream_t stream, bool *launched) {
+// The kernel at the width the shape asks for among W's; *launched false: none suits it.
+template <class W, class Epi>
+int try_ws_widths(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+                  cudaStream_t stream, bool *launched) {
   *launched = false;
   if (!vec16_ok(A, B, C, N, K, epi) || !wgmma_capable()) return 0;
-  switch (ws_width_for<Epi>(M, N)) {
+  switch (ws_width_for<W, Epi>(M, N)) {
     case 256:
-      return launch_ws<WsN256>(A, B, C, M, N, K, epi, stream, launched);
+      return launch_ws<typename W::N256>(A, B, C, M, N, K, epi, stream, launched);
     case 192:
-      return launch_ws<WsN192>(A, B, C, M, N, K, epi, stream, launched);
+      return launch_ws<typename W::N192>(A, B, C, M, N, K, epi, stream, launched);
     case 128:
-      return launch_ws<WsN128>(A, B, C, M, N, K, epi, stream, launched);
+      return launch_ws<typename W::N128>(A, B, C, M, N, K, epi, stream, launched);
     case 64:
-      return launch_ws<WsN64>(A, B, C, M, N, K, epi, stream, launched);
+      return launch_ws<typename W::N64>(A, B, C, M, N, K, epi, stream, launched);
     default:
       return 0;
   }
 }
 
-// LOOP: the lean loop's form for v12's fallbacks (as launch_warp_specialized).
+// W's widths where one suits the shape, else v12's paths (LOOP: the lean loop's form there,
+// as launch_warp_specialized).
+template <class W, int LOOP, class Epi>
+int launch_ws_widths(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+                     cudaStream_t stream) {
+  return path_or(
+      [&](bool *done) { return try_ws_widths<W>(A, B, C, M, N, K, epi, stream, done); },
+      [&] { return launch_warp_specialized<LOOP>(A, B, C, M, N, K, epi, stream); });
+}
+
 template <int LOOP, class Epi>
 int launch_ws_tile_per_shape(const half *A, const half *B, half *C, int M, int N, int K,
                              const Epi &epi, cudaStream_t stream) {
-  return path_or(
-      [&](bool *done) { return try_ws_tile_per_shape(A, B, C, M, N, K, epi, stream, done); },
-      [&] { return launch_warp_specialized<LOOP>(A, B, C, M, N, K, epi, stream); });
+  return launch_ws_widths<WsWidths<false>, LOOP>(A, B, C, M, N, K, epi, stream);
 }
 
 }  // namespace rlg
