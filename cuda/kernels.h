@@ -3,7 +3,8 @@
  * this file and those.
  *
  * Conventions (every launcher follows them):
- *  - Device pointers are passed as void*; fp16 data is IEEE binary16 (Rust half::f16).
+ *  - Device pointers are passed as void*; fp16 data is IEEE binary16 (Rust half::f16); the GEMM
+ *    family's *_bf16 launchers take bfloat16 (Rust half::bf16) instead (cuda/gemm/gemm.h).
  *  - Matrices are row-major: A[M x K] . B[K x N] = C[M x N] (torch's A @ B).
  *  - `stream` is a CUstream / cudaStream_t (the same handle) owned by the caller.
  *  - A launcher only enqueues work: no allocation, no synchronization, so it can be

@@ -43,4 +43,12 @@ int plain_twin(const Row (&rows)[N], int v) {
   return row != nullptr ? row->plain_twin : 0;
 }
 
+// Whether variant v has a bf16 form (the GEMM family's tables: a non-null `bf16` launcher in
+// its row): 1 or 0, 0 out of range.
+template <class Row, int N>
+int has_bf16(const Row (&rows)[N], int v) {
+  const Row *row = find(rows, v);
+  return row != nullptr && row->bf16 != nullptr ? 1 : 0;
+}
+
 }  // namespace rl_table

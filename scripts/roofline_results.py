@@ -14,11 +14,13 @@ def ceiling(d, name):
 
 
 def finder(recs):
-    """find(experiment, kernel, impl, cache="cold", timing="kernel", **shape) -> record or None."""
-    def find(exp, kernel, impl, cache="cold", timing="kernel", **shape):
+    """find(experiment, kernel, impl, cache="cold", timing="kernel", dtype="fp16", **shape) ->
+    record or None. A record without a dtype is fp16 (as `roofline` reads it); the square sweep
+    holds fp16 and bf16 records of the same shapes."""
+    def find(exp, kernel, impl, cache="cold", timing="kernel", dtype="fp16", **shape):
         for r in recs:
-            if (r["experiment"], r["kernel"], r["impl"], r["cache"], r["timing"]) == (
-                    exp, kernel, impl, cache, timing) and all(
+            if (r["experiment"], r["kernel"], r["impl"], r["cache"], r["timing"],
+                    r.get("dtype", "fp16")) == (exp, kernel, impl, cache, timing, dtype) and all(
                         r["shape"].get(k) == v for k, v in shape.items()):
                 return r
         return None

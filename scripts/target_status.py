@@ -24,6 +24,14 @@ def main(path):
         r = o["tflops"] / c["tflops"]
         line(r >= goal, f"HGEMM {n}^3: {o['tflops']:.0f} vs cuBLAS {c['tflops']:.0f} TFLOP/s = {r:.3f}x (>= {goal:.2f}x)")
 
+    # bf16 (issue 42): the square sweep's bf16 pairs, where the file has them.
+    for n, goal in ((2048, 0.90), (4096, 1.00), (8192, 1.00)):
+        sq = dict(m=n, n=n, k=n, dtype="bf16")
+        o, c = get("square", "hgemm", "ours", **sq), get("square", "hgemm", "cublas", **sq)
+        if o and c:
+            r = c["median_ms"] / o["median_ms"]
+            line(r >= goal, f"HGEMM bf16 {n}^3: {o['tflops']:.0f} vs cuBLAS bf16 {c['tflops']:.0f} TFLOP/s = {r:.3f}x (>= {goal:.2f}x)")
+
     llm = sorted({(r["shape"]["m"], r["shape"]["n"], r["shape"]["k"]) for r in recs if r["experiment"] == "llm"})
     speeds = []
     for m, n, k in llm:

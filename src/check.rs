@@ -1,6 +1,8 @@
 //! `roofline check`: every registered family and variant at its fixed awkward shapes and at
-//! seeded random shapes, verified against float64 CPU references and cuBLAS. No timing.
+//! seeded random shapes, verified against float64 CPU references and cuBLAS, in a dtype (fp16:
+//! every family; bf16: the families and variants with a bf16 form). No timing.
 
+use crate::dtype::Dtype;
 use crate::gpu::Gpu;
 use crate::measure::BenchCase;
 use crate::registry::{self, CheckPick, Family};
@@ -10,20 +12,25 @@ use rand_chacha::ChaCha8Rng;
 
 pub struct CheckRow {
     pub family: &'static str,
+    pub dtype: Dtype,
     pub case: String,
     pub passed: bool,
     pub rel_err: f64,
     pub detail: String,
 }
 
-/// The cases of one family: its fixed shapes on every variant, then `random` seeded shapes,
-/// each on one variant in turn (so every variant sees its share of random shapes).
-pub fn cases(family: &Family, random: usize, seed: u64) -> Vec<Box<dyn BenchCase>> {
+/// The cases of one family in `dtype`: its fixed shapes on every variant with a form in it, then
+/// `random` seeded shapes, each on one such variant in turn (so every variant sees its share of
+/// random shapes). None in a dtype the family does not take.
+pub fn cases(family: &Family, random: usize, seed: u64, dtype: Dtype) -> Vec<Box<dyn BenchCase>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ family.name.len() as u64);
-    let vs = family.variant_ids();
+    let vs = family.variants_in(dtype);
     let mut out: Vec<Box<dyn BenchCase>> = Vec::new();
+    if vs.is_empty() {
+        return out;
+    }
     for shape in (family.check_shapes)() {
-        out.extend((family.check_cases)(&shape, &vs, CheckPick::Fixed));
+        out.extend((family.check_cases)(&shape, &vs, CheckPick::Fixed, dtype));
     }
     for i in 0..random {
         let shape = (family.random_shape)(&mut rng);
@@ -31,29 +38,47 @@ pub fn cases(family: &Family, random: usize, seed: u64) -> Vec<Box<dyn BenchCase
             i,
             seed: seed + i as u64,
         };
-        out.extend((family.check_cases)(&shape, &[vs[i % vs.len()]], pick));
+        out.extend((family.check_cases)(
+            &shape,
+            &[vs[i % vs.len()]],
+            pick,
+            dtype,
+        ));
     }
     out
 }
 
-/// Per-family totals of a check: (family, cases, passed, worst finite rel. error, failed cases).
+/// Per-family totals of a check: (family, dtype, cases, passed, worst finite rel. error, failed
+/// cases).
 pub struct FamilySummary<'a> {
     pub family: &'static str,
+    pub dtype: Dtype,
     pub cases: usize,
     pub passed: usize,
     pub worst_rel_err: f64,
     pub failed: Vec<&'a str>,
 }
 
-/// One summary per family present in `rows`, in registry order.
+impl FamilySummary<'_> {
+    /// "hgemm", or "hgemm bf16" for another dtype than fp16.
+    pub fn label(&self) -> String {
+        format!("{}{}", self.family, self.dtype.suffix())
+    }
+}
+
+/// One summary per family and dtype present in `rows`, in registry order, fp16 first.
 pub fn summarize(rows: &[CheckRow]) -> Vec<FamilySummary<'_>> {
     registry::ALL
         .iter()
-        .map(|f| f.name)
-        .filter_map(|family| {
-            let fam: Vec<&CheckRow> = rows.iter().filter(|r| r.family == family).collect();
+        .flat_map(|f| Dtype::ALL.map(|d| (f.name, d)))
+        .filter_map(|(family, dtype)| {
+            let fam: Vec<&CheckRow> = rows
+                .iter()
+                .filter(|r| r.family == family && r.dtype == dtype)
+                .collect();
             (!fam.is_empty()).then(|| FamilySummary {
                 family,
+                dtype,
                 cases: fam.len(),
                 passed: fam.iter().filter(|r| r.passed).count(),
                 worst_rel_err: fam
@@ -71,21 +96,24 @@ pub fn summarize(rows: &[CheckRow]) -> Vec<FamilySummary<'_>> {
         .collect()
 }
 
-/// Verifies every case; errors (e.g. a failed launch) count as failures, not aborts.
+/// Verifies every case of a family in `dtype`; errors (e.g. a failed launch) count as failures,
+/// not aborts.
 pub fn run_family(
     gpu: &Gpu,
     family: &'static Family,
     random: usize,
     seed: u64,
+    dtype: Dtype,
     pb: &indicatif::ProgressBar,
 ) -> Result<Vec<CheckRow>> {
     let mut rows = Vec::new();
-    for mut c in cases(family, random, seed) {
+    for mut c in cases(family, random, seed, dtype) {
         let name = c.id().describe();
         pb.set_message(name.clone());
         let row = match c.verify(gpu) {
             Ok(v) => CheckRow {
                 family: family.name,
+                dtype,
                 case: name,
                 passed: v.passed,
                 rel_err: v.rel_err,
@@ -103,6 +131,7 @@ pub fn run_family(
                 }
                 CheckRow {
                     family: family.name,
+                    dtype,
                     case: name,
                     passed: false,
                     rel_err: f64::NAN,
@@ -124,6 +153,7 @@ mod tests {
     fn summary_counts_per_family_and_ignores_non_finite_errors() {
         let row = |family, passed, rel_err| CheckRow {
             family,
+            dtype: Dtype::F16,
             case: format!("{family} {passed}"),
             passed,
             rel_err,
@@ -145,17 +175,54 @@ mod tests {
     #[test]
     fn random_shapes_are_seeded_and_counted() {
         for &fam in registry::ALL {
-            let a: Vec<String> = cases(fam, 50, 7)
-                .iter()
-                .map(|c| c.id().describe())
-                .collect();
-            let b: Vec<String> = cases(fam, 50, 7)
-                .iter()
-                .map(|c| c.id().describe())
-                .collect();
-            let fixed = cases(fam, 0, 7).len();
-            assert_eq!(a, b, "{}: same seed, same shapes", fam.name);
-            assert_eq!(a.len(), fixed + 50, "{}", fam.name);
+            for dtype in Dtype::ALL.into_iter().filter(|&d| fam.takes(d)) {
+                let a: Vec<String> = cases(fam, 50, 7, dtype)
+                    .iter()
+                    .map(|c| c.id().describe())
+                    .collect();
+                let b: Vec<String> = cases(fam, 50, 7, dtype)
+                    .iter()
+                    .map(|c| c.id().describe())
+                    .collect();
+                let fixed = cases(fam, 0, 7, dtype).len();
+                assert_eq!(a, b, "{}: same seed, same shapes", fam.name);
+                assert_eq!(a.len(), fixed + 50, "{} {dtype}", fam.name);
+            }
+        }
+    }
+
+    /// bf16: the GEMM families check their bf16 variants (v12 / v5 / v5) at every fixed shape
+    /// and at random ones, every case in bf16 (its records' and messages' dtype); the others
+    /// have no bf16 case.
+    #[test]
+    fn bf16_cases_run_the_variants_with_a_bf16_form_in_bf16() {
+        use crate::kernels::{gemm, gemm_gelu, gemm_residual};
+        let forms = [
+            ("hgemm", gemm::BEST),
+            ("gemm_bias_gelu", gemm_gelu::BEST),
+            ("gemm_residual", gemm_residual::BEST),
+        ];
+        for &fam in registry::ALL {
+            let cs = cases(fam, 20, 3, Dtype::Bf16);
+            let Some(&(_, best)) = forms.iter().find(|(n, _)| *n == fam.name) else {
+                assert!(cs.is_empty(), "{}: no bf16 cases", fam.name);
+                continue;
+            };
+            assert_eq!(fam.variants_in(Dtype::Bf16), vec![best], "{}", fam.name);
+            assert!(cs.len() >= (fam.check_shapes)().len() + 20, "{}", fam.name);
+            let ours = format!("v{best}");
+            for c in &cs {
+                let id = c.id();
+                assert_eq!(id.dtype, "bf16", "{}", id.describe());
+                assert!(id.describe().ends_with(" bf16"), "{}", id.describe());
+                assert!(
+                    id.variant.is_empty() || id.variant == ours,
+                    "{}: only v{best} has a bf16 form",
+                    id.describe()
+                );
+                // the unfused pair's bias+GELU kernel is fp16 only
+                assert!(!id.impl_.starts_with("unfused"), "{}", id.describe());
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod check;
 pub mod cli;
 pub mod counters;
 pub mod datasheet;
+pub mod dtype;
 pub mod error;
 mod ffi;
 pub mod gpu;

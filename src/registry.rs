@@ -4,6 +4,7 @@
 //! `bench`, `check`, `list`, the elementwise sweep and the registry's CPU test iterate over
 //! [`ALL`]; adding a family is one entry here (docs/adding-a-kernel.md).
 
+use crate::dtype::Dtype;
 use crate::error::usage;
 use crate::measure::BenchCase;
 use crate::results::schema::Shape;
@@ -138,10 +139,23 @@ pub struct BenchRequest {
     /// 0 = tanh, 1 = erf, for families that take --gelu.
     pub gelu: i32,
     pub seed: u64,
+    /// The element type; bf16 only where the family, the variants and the impls take it
+    /// (`Family::check_dtype`).
+    pub dtype: Dtype,
 }
 
-/// Builds the cases `check` runs at one shape (every variant given, or one random pick).
-pub type CheckCasesFn = fn(&Shape, &[u32], CheckPick) -> Vec<Box<dyn BenchCase>>;
+/// What a family offers in bf16 (`--dtype bf16`): the GEMM families' last variants.
+#[derive(Debug, Clone, Copy)]
+pub struct Bf16Forms {
+    /// Whether variant v has a bf16 form (the C table's `*_variant_bf16`).
+    pub variant: fn(u32) -> bool,
+    /// The `--impl` choices that run in bf16 (the library's included).
+    pub impls: &'static [&'static str],
+}
+
+/// Builds the cases `check` runs at one shape (every variant given, or one random pick), in a
+/// dtype the family and the variants take (families without bf16 forms are only asked fp16).
+pub type CheckCasesFn = fn(&Shape, &[u32], CheckPick, Dtype) -> Vec<Box<dyn BenchCase>>;
 /// Builds the cases `bench` runs for a validated request.
 pub type BenchCasesFn = fn(&BenchRequest) -> Result<Vec<Box<dyn BenchCase>>>;
 /// The case at (data size in bytes, seed) of a sweep over sizes.
@@ -195,6 +209,8 @@ pub struct Family {
     /// The family's own launcher, whose C signature a user's plugin exports (`--plugin`):
     /// its Rust type (checked against the bindgen'd one), symbol and C prototype.
     pub plugin: LauncherAbi,
+    /// Its bf16 forms; None: fp16 only.
+    pub bf16: Option<Bf16Forms>,
 }
 
 impl std::fmt::Debug for Family {
@@ -206,6 +222,69 @@ impl std::fmt::Debug for Family {
 impl Family {
     pub fn variant_ids(&self) -> Vec<u32> {
         (self.variants)().into_iter().map(|(v, _)| v).collect()
+    }
+
+    /// Whether the family runs in `dtype` at all (every family runs fp16).
+    pub fn takes(&self, dtype: Dtype) -> bool {
+        dtype == Dtype::F16 || self.bf16.is_some()
+    }
+
+    /// The variants with a form in `dtype` (all of them in fp16).
+    pub fn variants_in(&self, dtype: Dtype) -> Vec<u32> {
+        let ids = self.variant_ids();
+        match (dtype, self.bf16) {
+            (Dtype::F16, _) => ids,
+            (Dtype::Bf16, Some(b)) => ids.into_iter().filter(|&v| (b.variant)(v)).collect(),
+            (Dtype::Bf16, None) => Vec::new(),
+        }
+    }
+
+    /// Checks a request's dtype before the GPU: the family, each variant and each
+    /// implementation must have a form in it, else a usage error naming those that do.
+    /// `impls` left to the family's defaults (`defaulted`) are narrowed to the dtype's instead.
+    pub fn check_dtype(
+        &self,
+        dtype: Dtype,
+        variants: &[u32],
+        impls: Vec<String>,
+        defaulted: bool,
+    ) -> Result<Vec<String>> {
+        if dtype == Dtype::F16 {
+            return Ok(impls);
+        }
+        let Some(forms) = self.bf16 else {
+            return Err(usage(format!(
+                "--dtype {dtype}: {} runs in fp16 only; {dtype} runs in {}",
+                self.name,
+                bf16_families().join(", ")
+            )));
+        };
+        let with: Vec<String> = self
+            .variants_in(dtype)
+            .iter()
+            .map(|v| format!("v{v}"))
+            .collect();
+        if let Some(v) = variants.iter().find(|&&v| !(forms.variant)(v)) {
+            return Err(usage(format!(
+                "--dtype {dtype}: {} v{v} has no {dtype} form; the variants with one: {}",
+                self.name,
+                with.join(", ")
+            )));
+        }
+        if defaulted {
+            return Ok(impls
+                .into_iter()
+                .filter(|i| forms.impls.contains(&i.as_str()))
+                .collect());
+        }
+        if let Some(i) = impls.iter().find(|i| !forms.impls.contains(&i.as_str())) {
+            return Err(usage(format!(
+                "--dtype {dtype}: --impl {i} of {} has no {dtype} form; those with one: {}",
+                self.name,
+                forms.impls.join(", ")
+            )));
+        }
+        Ok(impls)
     }
 
     /// The shape a bench run uses: the flags given over the family's defaults. A flag of
@@ -296,6 +375,14 @@ pub fn names() -> Vec<&'static str> {
     ALL.iter().map(|f| f.name).collect()
 }
 
+/// The families with bf16 forms (`--dtype bf16`).
+pub fn bf16_families() -> Vec<&'static str> {
+    ALL.iter()
+        .filter(|f| f.bf16.is_some())
+        .map(|f| f.name)
+        .collect()
+}
+
 /// Dimensions for random check shapes: half of them below 64 (small and odd sizes are where
 /// tails and predicates go wrong), the rest up to `hi`.
 pub fn random_dim(rng: &mut ChaCha8Rng, hi: u64) -> u64 {
@@ -367,9 +454,32 @@ mod tests {
             }
             // A fixed shape checks every variant; a random pick is exactly one case.
             let ids = f.variant_ids();
-            assert!((f.check_cases)(&shapes[0], &ids, CheckPick::Fixed).len() >= ids.len());
-            let one = (f.check_cases)(&shapes[0], &ids[..1], CheckPick::Random { i: 1, seed: 9 });
+            let (fixed, f16) = (CheckPick::Fixed, Dtype::F16);
+            assert!((f.check_cases)(&shapes[0], &ids, fixed, f16).len() >= ids.len());
+            let random = CheckPick::Random { i: 1, seed: 9 };
+            let one = (f.check_cases)(&shapes[0], &ids[..1], random, f16);
             assert_eq!(one.len(), 1, "{}: one random case", f.name);
+            // bf16: its variants with a bf16 form, one case per random pick, every case bf16
+            let b16 = f.variants_in(Dtype::Bf16);
+            assert_eq!(f.bf16.is_some(), !b16.is_empty(), "{}: bf16 forms", f.name);
+            if !b16.is_empty() {
+                let cs = (f.check_cases)(&shapes[0], &b16, fixed, Dtype::Bf16);
+                assert!(cs.len() >= b16.len() && cs.iter().all(|c| c.id().dtype == "bf16"));
+                let one = (f.check_cases)(&shapes[0], &b16[..1], random, Dtype::Bf16);
+                assert_eq!(one.len(), 1, "{}: one random bf16 case", f.name);
+                let req = BenchRequest {
+                    shape: f.shape.default_shape(),
+                    impls: f
+                        .check_dtype(Dtype::Bf16, &b16, f.resolve_impls(&[]).unwrap(), true)
+                        .unwrap(),
+                    variants: b16.clone(),
+                    gelu: 0,
+                    seed: 1,
+                    dtype: Dtype::Bf16,
+                };
+                let cases = (f.bench_cases)(&req).unwrap();
+                assert!(!cases.is_empty() && cases.iter().all(|c| c.id().dtype == "bf16"));
+            }
             let k = one[0].id().kernel;
             assert!(
                 k == f.name || k.starts_with(&format!("{}_", f.name)),
@@ -389,12 +499,11 @@ mod tests {
                 variants: vec![(f.best)()],
                 gelu: 0,
                 seed: 1,
+                dtype: Dtype::F16,
             };
-            assert!(
-                !(f.bench_cases)(&req).unwrap().is_empty(),
-                "{}: bench",
-                f.name
-            );
+            let cases = (f.bench_cases)(&req).unwrap();
+            assert!(!cases.is_empty(), "{}: bench", f.name);
+            assert!(cases.iter().all(|c| c.id().dtype == "fp16"), "{}", f.name);
         }
     }
 
@@ -433,6 +542,68 @@ mod tests {
         }
         let e = get("softmax", "").unwrap_err().to_string();
         assert!(e.contains("softmax") && e.contains("hgemm") && e.contains("layernorm"));
+    }
+
+    /// bf16 is refused, before the GPU, where the family, a variant or an implementation has
+    /// no bf16 form, with the ones that do named; fp16 passes everything through.
+    #[test]
+    fn bf16_is_refused_where_there_is_no_bf16_form() {
+        let bf16 = Dtype::Bf16;
+        let gemv = find("gemv").unwrap();
+        let e = gemv
+            .check_dtype(bf16, &[(gemv.best)()], vec!["ours".into()], false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("gemv runs in fp16 only"), "{e}");
+        assert!(e.contains("hgemm, gemm_bias_gelu, gemm_residual"), "{e}");
+        assert_eq!(
+            bf16_families(),
+            ["hgemm", "gemm_bias_gelu", "gemm_residual"]
+        );
+
+        let h = find("hgemm").unwrap();
+        let e = h
+            .check_dtype(bf16, &[11, 12], vec!["ours".into()], false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("hgemm v11 has no bf16 form") && e.contains(": v12"),
+            "{e}"
+        );
+        assert!(h
+            .check_dtype(bf16, &[12], vec!["cublas".into()], false)
+            .is_ok());
+        assert_eq!(h.variants_in(bf16), [12]);
+
+        let g = find("gemm_bias_gelu").unwrap();
+        let e = g
+            .check_dtype(bf16, &[5], vec!["unfused".into()], false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--impl unfused") && e.contains("fused, plain, cublaslt"),
+            "{e}"
+        );
+        // the defaults (fused, unfused, cublaslt) are narrowed instead
+        let defaults = g.resolve_impls(&[]).unwrap();
+        assert_eq!(
+            g.check_dtype(bf16, &[5], defaults.clone(), true).unwrap(),
+            ["fused", "cublaslt"]
+        );
+        // fp16: everything as given
+        assert_eq!(
+            g.check_dtype(Dtype::F16, &[1], defaults.clone(), true)
+                .unwrap(),
+            defaults
+        );
+        let r = find("gemm_residual").unwrap();
+        assert_eq!(r.variants_in(bf16), [5]);
+        assert!(r.check_dtype(bf16, &[4], vec![], true).is_err());
+        for f in ALL {
+            assert!(f.takes(Dtype::F16));
+            assert_eq!(f.takes(bf16), f.bf16.is_some(), "{}", f.name);
+            assert_eq!(f.variants_in(Dtype::F16), f.variant_ids());
+        }
     }
 
     #[test]

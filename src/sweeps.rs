@@ -6,7 +6,7 @@
 use crate::gpu::Gpu;
 use crate::kernels::copy::ReadCase;
 use crate::kernels::cublas_gemm::{CublasGemmCase, Dtype};
-use crate::kernels::gemm::HgemmCase;
+use crate::kernels::gemm::{hgemm_case, HgemmCase};
 use crate::kernels::gemm_gelu::{GeluImpl, GemmGeluCase};
 use crate::kernels::gemv::{GemvCase, GemvImpl};
 use crate::kernels::{gemm, gemm_gelu, gemv};
@@ -41,6 +41,22 @@ impl Sweep {
             Sweep::Decode => "decode",
             Sweep::Elementwise => "elementwise",
         }
+    }
+
+    /// Whether `--dtype bf16` applies: the sweeps of ours against cuBLAS alone (square, llm).
+    /// Fusion's unfused pair, the GEMV and the elementwise kernels are fp16 only.
+    pub fn takes(&self, dtype: Dtype) -> bool {
+        dtype == Dtype::F16 || matches!(self, Sweep::Square | Sweep::Llm)
+    }
+}
+
+/// The square sweep's bf16 pairs beside its fp16 series: the large squares, where the targets
+/// are set (issue 42) and where ours runs v12's kernel in both dtypes.
+pub fn square_bf16_sizes(quick: bool) -> &'static [u64] {
+    if quick {
+        &[4096]
+    } else {
+        &[2048, 4096, 8192]
     }
 }
 
@@ -82,6 +98,9 @@ pub struct SweepOpts {
     pub seed: u64,
     pub stop: StopRule,
     pub warmup_ms: f64,
+    /// fp16 (the default: the square sweep adds its bf16 pairs), or bf16 for the sweeps that
+    /// take it (`Sweep::takes`): every pair in bf16.
+    pub dtype: Dtype,
 }
 
 impl Default for SweepOpts {
@@ -102,6 +121,7 @@ impl Default for SweepOpts {
                 median_precision: 0.002,
             },
             warmup_ms: 10.0,
+            dtype: Dtype::F16,
         }
     }
 }
@@ -141,9 +161,10 @@ fn group_from(plan: &mut [Planned], from: usize) {
     }
 }
 
-/// Our HGEMM `v` and cuBLAS at one shape, timed interleaved as one group: samples the power
-/// cap slows are left out (measure::sampling), so the pair is compared at the same,
+/// Our HGEMM `v` and cuBLAS at one shape in `dtype`, timed interleaved as one group: samples
+/// the power cap slows are left out (measure::sampling), so the pair is compared at the same,
 /// unthrottled clocks, whichever of them draws more power.
+#[allow(clippy::too_many_arguments)]
 fn push_pair_with_cublas(
     plan: &mut Vec<Planned>,
     experiment: &'static str,
@@ -151,10 +172,17 @@ fn push_pair_with_cublas(
     v: u32,
     seed: u64,
     cfg: MeasureConfig,
+    dtype: Dtype,
 ) {
     let from = plan.len();
-    push(plan, experiment, HgemmCase::new(m, n, k, v, seed), cfg);
-    let cublas = CublasGemmCase::new(m, n, k, Dtype::F16, seed);
+    plan.push(Planned {
+        experiment,
+        case: hgemm_case(m, n, k, v, seed, dtype),
+        cfg,
+        relabel: None,
+        group: 0,
+    });
+    let cublas = CublasGemmCase::new(m, n, k, dtype, seed);
     push(plan, experiment, cublas, cfg);
     group_from(plan, from);
 }
@@ -164,18 +192,32 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
     let mut p = Vec::new();
     match sweep {
         Sweep::Square => {
-            let best_v = gemm::best();
+            let best_v = gemm::best_in(o.dtype);
             let sizes: &[u64] = if o.quick {
                 &[256, 1024, 2048, 4096]
             } else {
                 &[128, 256, 512, 1024, 2048, 4096, 8192]
             };
             for &n in sizes {
-                push_pair_with_cublas(&mut p, "square", (n, n, n), best_v, o.seed, cold);
+                push_pair_with_cublas(&mut p, "square", (n, n, n), best_v, o.seed, cold, o.dtype);
+            }
+            // fp16: then the bf16 pairs at the large squares (best in bf16 against cuBLAS in
+            // bf16), each its own group; with --dtype bf16 every pair above is one already.
+            let best_bf16 = gemm::best_in(Dtype::Bf16);
+            if o.dtype == Dtype::F16 && gemm::takes_bf16(best_bf16) {
+                for &n in square_bf16_sizes(o.quick) {
+                    let (shape, bf16) = ((n, n, n), Dtype::Bf16);
+                    push_pair_with_cublas(&mut p, "square", shape, best_bf16, o.seed, cold, bf16);
+                }
             }
             // The progression v1..vN, each alone, at 4096^3 (the size the targets name; the
-            // full report adds 2048^3, where small grids show).
-            let prog: &[u64] = if o.quick { &[4096] } else { &[2048, 4096] };
+            // full report adds 2048^3, where small grids show): fp16 only, where every step has
+            // a form.
+            let prog: &[u64] = match (o.dtype, o.quick) {
+                (Dtype::Bf16, _) => &[],
+                (Dtype::F16, true) => &[4096],
+                (Dtype::F16, false) => &[2048, 4096],
+            };
             for &n in prog {
                 for (v, _) in gemm::variants().into_iter().filter(|(v, _)| *v != best_v) {
                     push(&mut p, "square", HgemmCase::new(n, n, n, v, o.seed), cold);
@@ -183,10 +225,10 @@ pub fn plan(sweep: Sweep, o: &SweepOpts) -> Vec<Planned> {
             }
         }
         Sweep::Llm => {
-            // Ours, whatever "best" is, and cuBLAS at each shape.
-            let best_v = gemm::best();
+            // Ours, whatever "best" is, and cuBLAS at each shape, in the sweep's dtype.
+            let best_v = gemm::best_in(o.dtype);
             for shape in llm_shapes(o.quick) {
-                push_pair_with_cublas(&mut p, "llm", shape, best_v, o.seed, cold);
+                push_pair_with_cublas(&mut p, "llm", shape, best_v, o.seed, cold, o.dtype);
             }
         }
         Sweep::Fusion => {
@@ -561,31 +603,93 @@ mod tests {
         assert!(p
             .iter()
             .all(|x| x.cfg.timing == TimingMode::Kernel && !x.cfg.sustained));
-        // ours and cuBLAS share a group at each size; the progression runs alone
-        for pair in p.chunks(2).take(7) {
+        // ours and cuBLAS share a group at each size (7 fp16 pairs, then 3 bf16 pairs); the
+        // progression runs alone
+        for pair in p.chunks(2).take(10) {
             assert!(pair[0].group != 0 && pair[0].group == pair[1].group);
             assert_eq!(pair[1].case.id().impl_, "cublas");
+            assert_eq!(pair[0].case.id().dtype, pair[1].case.id().dtype);
         }
-        assert!(p[14..].iter().all(|x| x.group == 0));
-        // ours (best) and cuBLAS at every size, every other variant at 4096^3
+        assert!(p[20..].iter().all(|x| x.group == 0));
+        // ours (best) and cuBLAS at every size, every other variant at 4096^3, in fp16
         let best = format!("v{}", gemm::best());
-        let at = |label: &str| -> Vec<String> {
+        let at = |label: &str, dtype: &str| -> Vec<String> {
             p.iter()
                 .map(|x| x.case.id())
-                .filter(|id| id.shape.label() == label)
+                .filter(|id| id.shape.label() == label && id.dtype == dtype)
                 .map(|id| format!("{} {}", id.impl_, id.variant))
                 .collect()
         };
         for size in [128u64, 256, 512, 1024, 2048, 4096, 8192] {
-            let ids = at(&format!("{size}x{size}x{size}"));
+            let ids = at(&format!("{size}x{size}x{size}"), "fp16");
             assert!(ids.iter().any(|d| d.ends_with(&best)), "{size}: ours");
             assert!(
                 ids.iter().any(|d| d.starts_with("cublas")),
                 "{size}: cuBLAS"
             );
         }
-        assert_eq!(at("4096x4096x4096").len(), gemm::variants().len() + 1);
-        assert_eq!(at("8192x8192x8192").len(), 2);
+        assert_eq!(
+            at("4096x4096x4096", "fp16").len(),
+            gemm::variants().len() + 1
+        );
+        assert_eq!(at("8192x8192x8192", "fp16").len(), 2);
+    }
+
+    /// The square sweep's bf16 pairs: ours (best, v12: its bf16 form) against cuBLAS in bf16 at
+    /// 2048-8192 (4096 in --quick), each pair one interleaved group of its own.
+    #[test]
+    fn square_adds_bf16_pairs_at_the_large_squares() {
+        for quick in [false, true] {
+            let p = plan(
+                Sweep::Square,
+                &SweepOpts {
+                    quick,
+                    ..SweepOpts::default()
+                },
+            );
+            let bf: Vec<&Planned> = p.iter().filter(|x| x.case.id().dtype == "bf16").collect();
+            let sizes = square_bf16_sizes(quick);
+            assert_eq!(bf.len(), 2 * sizes.len(), "quick {quick}");
+            let best = format!("v{}", gemm::best());
+            for (pair, &n) in bf.chunks(2).zip(sizes) {
+                let (ours, lib) = (pair[0].case.id(), pair[1].case.id());
+                assert_eq!(
+                    (ours.impl_.as_str(), ours.variant.as_str()),
+                    ("ours", best.as_str())
+                );
+                assert_eq!(lib.impl_, "cublas");
+                assert_eq!(ours.shape, Shape::Gemm { m: n, n, k: n });
+                assert!(lib.shape == ours.shape && pair[0].group == pair[1].group);
+                assert!(!p
+                    .iter()
+                    .any(|x| x.group == pair[0].group && x.case.id().dtype == "fp16"));
+            }
+        }
+        assert_eq!(square_bf16_sizes(false), [2048, 4096, 8192]);
+        assert_eq!(square_bf16_sizes(true), [4096]);
+    }
+
+    /// --dtype bf16: the square and llm sweeps in bf16 (every pair; no progression, whose
+    /// steps have no bf16 form); the others refuse it (cli/sweep.rs).
+    #[test]
+    fn bf16_sweeps_run_every_pair_in_bf16() {
+        let o = SweepOpts {
+            dtype: Dtype::Bf16,
+            ..SweepOpts::default()
+        };
+        for sweep in [Sweep::Square, Sweep::Llm] {
+            assert!(sweep.takes(Dtype::Bf16));
+            let p = plan(sweep, &o);
+            assert!(!p.is_empty() && p.len().is_multiple_of(2));
+            assert!(p
+                .iter()
+                .all(|x| x.case.id().dtype == "bf16" && x.group != 0));
+        }
+        assert_eq!(plan(Sweep::Square, &o).len(), 14);
+        assert_eq!(plan(Sweep::Llm, &o).len(), 2 * llm_shapes(false).len());
+        for sweep in [Sweep::Fusion, Sweep::Decode, Sweep::Elementwise] {
+            assert!(!sweep.takes(Dtype::Bf16) && sweep.takes(Dtype::F16));
+        }
     }
 
     #[test]

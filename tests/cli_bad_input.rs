@@ -483,6 +483,45 @@ fn list_json_names_every_family_and_bench_and_check_take_each() {
     assert!(text.stdout.contains("best = v"), "{}", text.stdout);
 }
 
+/// `list` says which variants take `--dtype bf16`: the GEMM families' best (their last step),
+/// marked in the text and in the JSON (each variant's and family's `dtypes`); the rest fp16.
+#[test]
+fn list_says_which_variants_take_bf16() {
+    let r = run(&["list", "--json"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    for f in v.as_array().unwrap() {
+        let name = f["name"].as_str().unwrap();
+        let gemm = ["hgemm", "gemm_bias_gelu", "gemm_residual"].contains(&name);
+        let dtypes: Vec<&str> = f["dtypes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            dtypes,
+            if gemm {
+                vec!["fp16", "bf16"]
+            } else {
+                vec!["fp16"]
+            }
+        );
+        let best = f["best"].as_str().unwrap();
+        for var in f["variants"].as_array().unwrap() {
+            let bf16 = var["dtypes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d == "bf16");
+            assert_eq!(bf16, gemm && var["name"] == best, "{name} {}", var["name"]);
+        }
+    }
+    let text = run(&["list"]).stdout;
+    assert!(text.contains("bf16 (--dtype bf16): v12"), "{text}");
+    assert!(text.contains("[fp16, bf16]"), "{text}");
+}
+
 #[test]
 fn compare_identical_files_passes() {
     let fx = fixture();
@@ -588,6 +627,26 @@ fn plot_writes_the_roofline_and_sweep_charts() {
     }
 }
 
+// --dtype: bf16 only where the family, the variant, the implementation and the sweep have a
+// bf16 form (the GEMM families' last variants and their libraries); never a user's kernel.
+bad_input! {
+    dtype_bogus: ["bench", "hgemm", "--dtype", "fp32"] => ["--dtype", "fp32", "fp16 or bf16"];
+    dtype_bf16_on_gemv: ["bench", "gemv", "--dtype", "bf16"] => ["--dtype bf16", "gemv", "fp16 only", "hgemm"];
+    dtype_bf16_on_layernorm: ["bench", "layernorm", "--dtype", "bf16"] => ["--dtype bf16", "layernorm", "gemm_residual"];
+    dtype_bf16_old_variant: ["bench", "hgemm", "--dtype", "bf16", "--variant", "v11"] => ["--dtype bf16", "v11", "no bf16 form", "v12"];
+    dtype_bf16_old_fused_variant: ["bench", "gemm-gelu", "--dtype", "bf16", "--variant", "4"] => ["gemm_bias_gelu v4", "v5"];
+    dtype_bf16_unfused: ["bench", "gemm-gelu", "--dtype", "bf16", "--impl", "fused,unfused"] => ["--impl unfused", "fused, plain, cublaslt"];
+    dtype_bf16_unfused_cublas: ["bench", "gemm-gelu", "--dtype", "bf16", "--impl", "unfused_cublas"] => ["--impl unfused_cublas"];
+    dtype_bf16_residual_old_variant: ["bench", "gemm-residual", "--dtype", "bf16", "--variant", "v3"] => ["gemm_residual v3", "v5"];
+    dtype_bf16_user_kernel: ["bench", "hgemm", "--dtype", "bf16", "--plugin", "/nonexistent/lib.so"] => ["--dtype bf16", "user's kernel", "fp16"];
+    check_dtype_bf16_user_kernel: ["check", "--kernel", "hgemm", "--dtype", "bf16", "--kernel-file", "/nonexistent/k.cu"] => ["--dtype bf16", "user's kernel"];
+    check_dtype_bogus: ["check", "--dtype", "half"] => ["--dtype", "half"];
+    check_dtype_bf16_on_copy: ["check", "--kernel", "copy", "--dtype", "bf16"] => ["--dtype bf16", "copy", "fp16 only"];
+    sweep_dtype_bf16_fusion: ["sweep", "fusion", "--dtype", "bf16"] => ["--dtype bf16", "fusion", "square and llm"];
+    sweep_dtype_bf16_decode: ["sweep", "decode", "--dtype", "bf16"] => ["--dtype bf16", "decode"];
+    sweep_dtype_bogus: ["sweep", "square", "--dtype", "int8"] => ["--dtype", "int8"];
+}
+
 // ---- valid arguments reach the GPU (checked only where no driver exists) ----
 
 #[test]
@@ -615,6 +674,37 @@ fn valid_arguments_reach_the_gpu() {
         &["check", "--kernel", "hgemm", "--random", "0"],
         &["check", "--kernel", "add_rmsnorm,gelu", "--random", "1"],
         &["sweep", "llm", "--max-time-ms", "30"],
+        &[
+            "bench", "hgemm", "--dtype", "bf16", "--m", "33", "--n", "17", "--k", "40",
+        ],
+        &[
+            "bench",
+            "gemm-gelu",
+            "--dtype",
+            "bf16",
+            "--gelu",
+            "erf",
+            "--impl",
+            "fused,plain",
+        ],
+        &["bench", "gemm-gelu", "--dtype", "bf16"],
+        &[
+            "bench",
+            "gemm-residual",
+            "--dtype",
+            "bf16",
+            "--variant",
+            "all",
+        ],
+        &["check", "--dtype", "bf16", "--random", "3"],
+        &[
+            "check",
+            "--kernel",
+            "hgemm,gemm_residual",
+            "--dtype",
+            "bf16",
+        ],
+        &["sweep", "square", "--dtype", "bf16", "--quick"],
         &["info"],
     ];
     for args in cases {

@@ -1,6 +1,7 @@
 //! CPU tests of families added through the registry alone: that they reach the places the
 //! registry feeds (the sweeps and the check), without a GPU.
 
+use roofline_lab::dtype::Dtype;
 use roofline_lab::registry;
 use roofline_lab::sweeps::{plan, Sweep, SweepOpts};
 
@@ -20,7 +21,7 @@ fn add_rmsnorm_joins_the_elementwise_sweep_at_its_target_shapes() {
 #[test]
 fn add_rmsnorm_is_checked_at_awkward_hidden_sizes() {
     let f = registry::find("add_rmsnorm").expect("registered");
-    let cases = roofline_lab::check::cases(f, 0, 1);
+    let cases = roofline_lab::check::cases(f, 0, 1, Dtype::F16);
     let labels: Vec<String> = cases.iter().map(|c| c.id().shape.label()).collect();
     // Sizes off the 16-byte vector (7, 1030, 4099, 16385) and the usual hidden sizes.
     for h in ["x7", "x768", "x1030", "x4099", "x16384", "x16385"] {
@@ -65,7 +66,7 @@ fn gemm_residual_is_a_family_with_the_gemm_familys_checks() {
         assert!(shapes.iter().any(|s| s.label() == want), "no {want}");
     }
     // Every variant and the library at a fixed shape, under the family's own kernel name.
-    let cases = (f.check_cases)(&shapes[1], &ids, CheckPick::Fixed);
+    let cases = (f.check_cases)(&shapes[1], &ids, CheckPick::Fixed, Dtype::F16);
     assert_eq!(cases.len(), ids.len() + 1);
     assert!(cases.iter().all(|c| c.id().kernel == "gemm_residual"));
     assert!(cases.iter().any(|c| c.id().impl_ == "cublaslt"));
@@ -75,6 +76,7 @@ fn gemm_residual_is_a_family_with_the_gemm_familys_checks() {
         variants: vec![(f.best)()],
         gelu: 0,
         seed: 1,
+        dtype: Dtype::F16,
     };
     let kernels: Vec<String> = (f.bench_cases)(&req)
         .unwrap()

@@ -4,14 +4,19 @@
 use roofline_lab::registry;
 
 /// Every registered family, every variant, at its fixed check shapes and 8 random ones,
-/// verified on the GPU against its references: what `roofline check` runs, from the registry.
+/// verified on the GPU against its references: what `roofline check` runs, from the registry;
+/// in fp16 every family, in bf16 the GEMM families' bf16 forms (`check --dtype bf16`).
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn every_registered_family_passes_its_check_on_the_gpu() {
+    use roofline_lab::dtype::Dtype;
     let gpu = roofline_lab::gpu::Gpu::open(0).expect("a CUDA GPU");
     let mut failures = Vec::new();
-    for &f in registry::ALL {
-        for mut c in roofline_lab::check::cases(f, 8, 11) {
+    for (&f, dtype) in registry::ALL
+        .iter()
+        .flat_map(|f| Dtype::ALL.map(|d| (f, d)))
+    {
+        for mut c in roofline_lab::check::cases(f, 8, 11, dtype) {
             let name = c.id().describe();
             match c.verify(&gpu) {
                 Ok(v) if v.passed => {}

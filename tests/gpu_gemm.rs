@@ -1,6 +1,7 @@
 //! GPU tests: every HGEMM variant and every path of the GEMM family's epilogues (bias+GELU,
 //! bias+residual) is correct at odd shapes (against float64 CPU and cuBLAS / cuBLASLt), with
-//! random inputs and poisoned outputs.
+//! random inputs and poisoned outputs; and so are the bf16 forms (HGEMM v12, GEMM+bias+GELU
+//! v5, GEMM+bias+residual v5) against float64 and the libraries in bf16.
 
 use roofline_lab::gpu::Gpu;
 use roofline_lab::kernels::gemm::{self, HgemmCase};
@@ -188,6 +189,111 @@ fn gemm_residual_paths_match_float64_and_cublaslt() {
         for &imp in &imps {
             let c = GemmResidualCase::new(m, n, k, imp, 11 + m);
             verify_into(&gpu, c, format!("{imp:?} {m}x{n}x{k}"), &mut failures);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The bf16 paths' own edges (cuda/gemm/bf16_paths.cuh), beside the fp16 shapes above, which
+/// they also run: v9's 128x64 wgmma tile at the M <= 64 that fp16 gives the slabs and v10 (one
+/// row, 16 rows over a 4096² B), K < 64 on it (one partial k-tile) and a K tail, a tall thin N,
+/// a grid short of a wave (1024³: 128 tiles of v9, no v12), and a square where v12 runs.
+const BF16_SHAPES: &[(u64, u64, u64)] = &[
+    (1, 4096, 4096),
+    (16, 4096, 4096),
+    (64, 512, 40),
+    (8, 1024, 8),
+    (96, 2048, 1032),
+    (3000, 64, 1024),
+    (1024, 1024, 1024),
+    (2048, 2048, 2048),
+];
+
+/// Every shape the fp16 tests run (the v12 kernel's WS_SHAPES among them; the others on v9's
+/// tile or, off the 16-byte path, v1's) and the bf16 paths' own.
+fn bf16_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
+    SHAPES
+        .iter()
+        .chain(SLAB_SHAPES)
+        .chain(WIDE_SHAPES)
+        .chain(LEAN_SHAPES)
+        .chain(WS_SHAPES)
+        .chain(BF16_SHAPES)
+        .copied()
+}
+
+/// HGEMM's bf16 form (v12 in bf16) against float64 (bf16 inputs, GEMM_BF16's tolerance) and
+/// cuBLAS in bf16, element by element, at every shape; cuBLAS's own bf16 result against
+/// float64 at the same shapes.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn hgemm_bf16_form_matches_float64_and_cublas_at_odd_shapes() {
+    use half::bf16;
+    use roofline_lab::dtype::Dtype;
+    use roofline_lab::kernels::cublas_gemm::CublasGemmCase;
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let mut failures = Vec::new();
+    let vs: Vec<u32> = gemm::variants()
+        .iter()
+        .map(|(v, _)| *v)
+        .filter(|&v| gemm::takes_bf16(v))
+        .collect();
+    assert_eq!(
+        vs,
+        [gemm::best()],
+        "the best variant, alone, has a bf16 form"
+    );
+    for (i, (m, n, k)) in bf16_shapes().enumerate() {
+        let seed = 300 + i as u64;
+        for &v in &vs {
+            let c = HgemmCase::<bf16>::typed(m, n, k, v, seed);
+            verify_into(&gpu, c, format!("v{v} bf16 {m}x{n}x{k}"), &mut failures);
+        }
+        let c = CublasGemmCase::new(m, n, k, Dtype::Bf16, seed);
+        verify_into(&gpu, c, format!("cuBLAS bf16 {m}x{n}x{k}"), &mut failures);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The fused forms in bf16 (GEMM+bias+GELU v5, both GELU forms, and GEMM+bias+residual v5:
+/// the functors' bf16 forms, the bias and R in bf16) on every M path the bf16 paths take,
+/// against float64, with cuBLASLt's bf16 epilogues beside them (GELU_BIAS, tanh; BIAS with
+/// beta = 1 on C = R, which is also the residual form's element-by-element reference).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn epilogue_bf16_forms_match_float64_and_cublaslt() {
+    use half::bf16;
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let mut failures = Vec::new();
+    let gelu_v = gemm_gelu::variants()
+        .iter()
+        .map(|(v, _)| *v)
+        .filter(|&v| gemm_gelu::takes_bf16(v))
+        .collect::<Vec<_>>();
+    let res_v = gemm_residual::variants()
+        .iter()
+        .map(|(v, _)| *v)
+        .filter(|&v| gemm_residual::takes_bf16(v))
+        .collect::<Vec<_>>();
+    assert_eq!((gelu_v.len(), res_v.len()), (1, 1));
+    let shapes = epilogue_shapes().chain(BF16_SHAPES.iter().copied());
+    for (m, n, k) in shapes {
+        for kind in [0, 1] {
+            let mut imps: Vec<GeluImpl> = gelu_v.iter().map(|v| GeluImpl::Fused(*v)).collect();
+            if kind == 0 {
+                imps.push(GeluImpl::Cublaslt);
+            }
+            for imp in imps {
+                let c = GemmGeluCase::<bf16>::typed(m, n, k, imp, kind, 9 + m);
+                let what = format!("{imp:?} bf16 gelu{kind} {m}x{n}x{k}");
+                verify_into(&gpu, c, what, &mut failures);
+            }
+        }
+        let mut imps: Vec<ResidualImpl> = res_v.iter().map(|v| ResidualImpl::Ours(*v)).collect();
+        imps.push(ResidualImpl::Cublaslt);
+        for imp in imps {
+            let c = GemmResidualCase::<bf16>::typed(m, n, k, imp, 13 + m);
+            verify_into(&gpu, c, format!("{imp:?} bf16 {m}x{n}x{k}"), &mut failures);
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -17,13 +17,14 @@ namespace rlg {
 // slower in run PK (the kernel's SASS grows from 4272 to 5952 instructions, run once per CTA:
 // instruction fetch, a reading), though the probe's run PR found it 0.2-0.4 us faster
 // (docs/perf-log.md): not settled.
-template <int KIND, bool PARK_IN_PARTS>
+// T: the element type of C and the bias (half; bf16 on the paths of gemm/bf16_paths.cuh).
+template <int KIND, bool PARK_IN_PARTS, class T = half>
 struct EpiBiasGelu {
   static constexpr bool kColOperand = true, kElemOperand = false;
   static constexpr int kParkParts = PARK_IN_PARTS && KIND == 0 ? 4 : 1;
-  const half *bias;
+  const T *bias;
 
-  __host__ __device__ const half *col_operand() const { return bias; }
+  __host__ __device__ const T *col_operand() const { return bias; }
   // The tanh form takes bias / 2 (prep, once per column in registers): gelu(v + b) is then
   // rl_gelu_tanh_fast_half(fmaf(v, 0.5, b / 2)), one FFMA for the add and the halving.
   __device__ __forceinline__ float prep(float b) const { return rl_bias_gelu_prep(b, KIND); }
@@ -39,7 +40,10 @@ struct EpiBiasGelu {
   }
 
   bool vec_ok() const { return aligned_to(bias, 16); }
-  SlabEpi slab_epi() const { return {bias, KIND}; }
+  SlabEpi slab_epi() const {
+    static_assert(std::is_same_v<T, half>, "the GEMV's slabs are fp16 kernels");
+    return {bias, KIND};
+  }
 };
 
 }  // namespace rlg

@@ -12,16 +12,19 @@
 
 namespace rlg {
 
-struct EpiBiasResidual {
+// T: the element type of C, the bias and the residual (half; bf16 on the paths of
+// gemm/bf16_paths.cuh). EpiBiasResidual is the fp16 form every path runs.
+template <class T>
+struct EpiBiasResidualT {
   static constexpr bool kColOperand = true, kElemOperand = true;
-  const half *bias;      // N values
-  const half *residual;  // M rows of ld values (ld = N for rl_gemm_residual)
+  const T *bias;      // N values
+  const T *residual;  // M rows of ld values (ld = N for rl_gemm_residual)
   int ld;
 
-  __host__ __device__ const half *col_operand() const { return bias; }
+  __host__ __device__ const T *col_operand() const { return bias; }
   __device__ __forceinline__ float prep(float b) const { return b; }
   __device__ __forceinline__ float apply1(float v, float b, int row, int col) const {
-    return v + b + __half2float(__ldg(residual + static_cast<size_t>(row) * ld + col));
+    return v + b + Elem<T>::to_float(__ldg(residual + static_cast<size_t>(row) * ld + col));
   }
 
   template <bool VEC>
@@ -34,7 +37,11 @@ struct EpiBiasResidual {
   }
 
   bool vec_ok() const { return aligned_to(bias, 16) && aligned_to(residual, 16) && ld % 8 == 0; }
-  SlabEpiResidual slab_epi() const { return {bias, -1, residual, ld}; }
+  SlabEpiResidual slab_epi() const {
+    static_assert(std::is_same_v<T, half>, "the GEMV's slabs are fp16 kernels");
+    return {bias, -1, residual, ld};
+  }
 };
+using EpiBiasResidual = EpiBiasResidualT<half>;
 
 }  // namespace rlg

@@ -22,13 +22,15 @@
 //   static constexpr bool kElemOperand;  whether it reads an operand per element (row, col),
 //     e.g. a residual: the register epilogue then learns each fragment element's row, and
 //     every path applies it inside C only.
-//   static constexpr bool kColOperand;  whether it reads one fp16 operand per output column
-//     (the bias). If so, the pipelined kernel copies the block's columns of it into shared
-//     memory with the first k-tile (its latency hides under the prologue's), the cluster
-//     split-K kernel prefetches them into L2 (or stages them, STAGE) and loads a thread's 8
-//     after its main loop, the wgmma tiles load them before their loops, the other tiles at
-//     their store (col_operand8), all of them through
-//   const half *col_operand() const;  the operand (N values), and
+//   static constexpr bool kColOperand;  whether it reads one 16-bit operand per output column
+//     (the bias, in C's element type: fp16, or bf16 for a functor of the bf16 paths). If so,
+//     the pipelined kernel copies the block's columns of it into shared memory with the first
+//     k-tile (its latency hides under the prologue's), the cluster split-K kernel prefetches
+//     them into L2 (or stages them, STAGE) and loads a thread's 8 after its main loop, the
+//     wgmma tiles load them before their loops, the other tiles at their store (col_operand8),
+//     all of them through
+//   const T *col_operand() const;  the operand (N values; T is half, or bf16 on the bf16
+//     paths: gemm/bf16_paths.cuh, whose steps alone take a bf16 functor), and
 //   __device__ float prep(float operand) const;  the operand as apply and apply1 take it (once
 //     per column where the kernel reuses it across rows).
 // Optional:
@@ -46,49 +48,59 @@
 //     new slab instantiations (and a GEMV overload of each slab launcher), never a change to
 //     SlabEpi's: that would change the GEMV's own kernels.
 //   static constexpr int kParkParts;  the fused epilogue's row parts (epilogue_parked.cuh).
+// Element type: the functors are templates on it (EpiBiasGelu<..., T>, EpiBiasResidualT<T>);
+// their fp16 forms run everywhere, their bf16 forms only on the paths of gemm/bf16_paths.cuh
+// (v12's warp-specialized kernel, v9's wgmma tile, v1's WMMA kernel), which read the operands
+// through store_chunk / load_operand8 / apply1, all generic on T. The other paths' operand code
+// (staging, prefetch, the slabs' run-time form) is fp16 only and never sees a bf16 functor.
 #pragma once
 #include <type_traits>
 #include <utility>
 
 #include "gemm/cp_async.cuh"
+#include "gemm/elem.cuh"
 #include "gemm/wmma_tile.cuh"
 #include "gemv/gemv_slabs_api.cuh"
 
 namespace rlg {
 
-// 8 fp16 values (16-byte aligned) -> fp32.
+// 8 fp16 (or, T = bf16, bf16) values (16-byte aligned) -> fp32.
+template <class T = half>
 __device__ __forceinline__ void unpack8(const uint4 &raw, float (&f)[8]) {
-  const __half2 *h2 = reinterpret_cast<const __half2 *>(&raw);
+  const typename Elem<T>::Pair *h2 = reinterpret_cast<const typename Elem<T>::Pair *>(&raw);
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    const float2 p = __half22float2(h2[i]);
+    const float2 p = Elem<T>::to_float2(h2[i]);
     f[2 * i] = p.x;
     f[2 * i + 1] = p.y;
   }
 }
 
+template <class T = half>
 __device__ __forceinline__ uint4 pack8(const float (&f)[8]) {
   uint4 raw;
-  __half2 *h2 = reinterpret_cast<__half2 *>(&raw);
+  typename Elem<T>::Pair *h2 = reinterpret_cast<typename Elem<T>::Pair *>(&raw);
 #pragma unroll
-  for (int i = 0; i < 4; ++i) h2[i] = __floats2half2_rn(f[2 * i], f[2 * i + 1]);
+  for (int i = 0; i < 4; ++i) h2[i] = Elem<T>::from_floats(f[2 * i], f[2 * i + 1]);
   return raw;
 }
 
-// 8 results to fp16 in one 16-byte store (dst 16-byte aligned).
-__device__ __forceinline__ void store8(half *dst, const float (&v)[8]) {
-  *reinterpret_cast<uint4 *>(dst) = pack8(v);
+// 8 results to T (fp16, bf16) in one 16-byte store (dst 16-byte aligned).
+template <class T>
+__device__ __forceinline__ void store8(T *dst, const float (&v)[8]) {
+  *reinterpret_cast<uint4 *>(dst) = pack8<T>(v);
 }
 
-// A functor's fp16 operand of columns col0 .. col0 + 7 (p points at column col0's) in fp32,
-// as apply<VEC> reads it: VEC, one 16-byte load; else element loads of the columns < N (0 past N).
-template <bool VEC>
-__device__ __forceinline__ void load_operand8(const half *p, int col0, int N, float (&f)[8]) {
+// A functor's 16-bit operand (fp16, or bf16 with the bf16 paths) of columns col0 .. col0 + 7 (p
+// points at column col0's) in fp32, as apply<VEC> reads it: VEC, one 16-byte load; else element
+// loads of the columns < N (0 past N).
+template <bool VEC, class T>
+__device__ __forceinline__ void load_operand8(const T *p, int col0, int N, float (&f)[8]) {
   if constexpr (VEC) {
-    unpack8(__ldg(reinterpret_cast<const uint4 *>(p)), f);
+    unpack8<T>(__ldg(reinterpret_cast<const uint4 *>(p)), f);
   } else {
 #pragma unroll
-    for (int i = 0; i < 8; ++i) f[i] = col0 + i < N ? __half2float(__ldg(p + i)) : 0.0f;
+    for (int i = 0; i < 8; ++i) f[i] = col0 + i < N ? Elem<T>::to_float(__ldg(p + i)) : 0.0f;
   }
 }
 
@@ -106,21 +118,22 @@ __device__ __forceinline__ void col_operand8(const Epi &epi, int col0, int N, fl
   }
 }
 
-// Epilogue store of 8 consecutive results C[row, col0 .. col0+7] (col0 % 8 == 0).
-template <bool VEC, class Epi>
-__device__ __forceinline__ void store_chunk(const Epi &epi, float (&v)[8], half *C, int row,
+// Epilogue store of 8 consecutive results C[row, col0 .. col0+7] (col0 % 8 == 0), rounded to
+// C's element type T (fp16 on every path; bf16 on the paths of gemm/bf16_paths.cuh).
+template <bool VEC, class Epi, class T>
+__device__ __forceinline__ void store_chunk(const Epi &epi, float (&v)[8], T *C, int row,
                                             int col0, int M, int N) {
   if (row >= M || col0 >= N) return;
   float op[8];
   col_operand8<VEC>(epi, col0, N, op);
   epi.template apply<VEC>(v, op, row, col0, N);
-  half *dst = C + static_cast<size_t>(row) * N + col0;
+  T *dst = C + static_cast<size_t>(row) * N + col0;
   if constexpr (VEC) {
     store8(dst, v);
   } else {
 #pragma unroll
     for (int i = 0; i < 8; ++i)
-      if (col0 + i < N) dst[i] = __float2half_rn(v[i]);
+      if (col0 + i < N) dst[i] = Elem<T>::from_float(v[i]);
   }
 }
 

@@ -6,6 +6,13 @@
  * A[M x K] . B[K x N] = C[M x N], a launcher only enqueues work on `stream` and returns 0 or a
  * cudaError_t (cudaErrorInvalidValue (1) for bad arguments, before anything is launched).
  *
+ * bf16: each family's *_bf16 launcher takes the same arguments as its fp16 one, every 16-bit
+ * pointer then to bf16 data (IEEE-style bfloat16, Rust half::bf16: A, B, C and the bias and R),
+ * fp32 accumulation and epilogue, one rounding to bf16. Only the variants whose
+ * *_variant_bf16(v) is 1 have a bf16 form (the last step of each ladder: HGEMM v12, GEMM+bias+
+ * GELU v5, GEMM+bias+residual v5; cuda/gemm/bf16_paths.cuh says what it runs where); another
+ * variant gives cudaErrorInvalidValue.
+ *
  * Variants: each family numbers its own from 1 (the plainest) to *_variant_count();
  * *_variant_name(v) is a short name ("pipelined"), *_variant_summary(v) one line on what the
  * step changes; both NULL out of range. The ladder and its figures: the header comment of each
@@ -22,6 +29,11 @@ extern "C" {
 /* C[M x N] = A[M x K] . B[K x N]; fp16 in/out, fp32 accumulation; any M, N, K >= 1. */
 int rl_hgemm(int variant, const void *A, const void *B, void *C, int M, int N, int K,
              void *stream);
+/* The same in bf16, for the variants with a bf16 form (rl_hgemm_variant_bf16). */
+int rl_hgemm_bf16(int variant, const void *A, const void *B, void *C, int M, int N, int K,
+                  void *stream);
+/* 1 when variant `variant` has a bf16 form, else 0 (also out of range). */
+int rl_hgemm_variant_bf16(int variant);
 int rl_hgemm_variant_count(void);
 const char *rl_hgemm_variant_name(int variant);
 const char *rl_hgemm_variant_summary(int variant);
@@ -31,6 +43,10 @@ const char *rl_hgemm_variant_summary(int variant);
  * gelu_kind: 0 = tanh approximation, 1 = erf (exact). */
 int rl_gemm_bias_gelu(int variant, const void *A, const void *B, const void *bias, void *C,
                       int M, int N, int K, int gelu_kind, void *stream);
+/* The same in bf16 (bias in bf16 too), for the variants with a bf16 form. */
+int rl_gemm_bias_gelu_bf16(int variant, const void *A, const void *B, const void *bias, void *C,
+                           int M, int N, int K, int gelu_kind, void *stream);
+int rl_gemm_bias_gelu_variant_bf16(int variant);
 int rl_gemm_bias_gelu_variant_count(void);
 const char *rl_gemm_bias_gelu_variant_name(int variant);
 const char *rl_gemm_bias_gelu_variant_summary(int variant);
@@ -44,6 +60,10 @@ int rl_gemm_bias_gelu_plain_variant(int variant);
  * connection). R and bias must not overlap C (cudaErrorInvalidValue). */
 int rl_gemm_residual(int variant, const void *A, const void *B, const void *bias, const void *R,
                      void *C, int M, int N, int K, void *stream);
+/* The same in bf16 (bias and R in bf16 too), for the variants with a bf16 form. */
+int rl_gemm_residual_bf16(int variant, const void *A, const void *B, const void *bias,
+                          const void *R, void *C, int M, int N, int K, void *stream);
+int rl_gemm_residual_variant_bf16(int variant);
 int rl_gemm_residual_variant_count(void);
 const char *rl_gemm_residual_variant_name(int variant);
 const char *rl_gemm_residual_variant_summary(int variant);

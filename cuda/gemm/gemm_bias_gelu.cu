@@ -5,15 +5,20 @@
 //
 // "best" is v5: HGEMM v12's kernels, every M path of them with bias and GELU applied before
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel where its grid
-// fills a wave, else v4's (the lean loop in its fused form).
+// fills a wave, else v4's (the lean loop in its fused form). v5 alone has a bf16 form
+// (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
+#include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
 #include "gemm/gemm_bias_gelu_7_tma_store.cuh"
 #include "variant_table.cuh"
 
 namespace {
 
+using rlg::bf16;
 using Launch = int (*)(const half *, const half *, const half *, half *, int, int, int,
                        cudaStream_t);
+using LaunchBf16 = int (*)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, int, int,
+                           cudaStream_t);
 
 struct Variant {
   int id;
@@ -22,34 +27,37 @@ struct Variant {
   int plain_twin;  // the HGEMM variant whose kernels it runs
   Launch tanh;     // gelu_kind 0
   Launch erf;      // gelu_kind 1
+  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: only v5's
 };
 
 constexpr Variant kVariants[] = {
     {1, "fused",
      "bias + GELU in the epilogue of every path of HGEMM v8 (staged bias; tiles parked or in "
      "registers, slabs at their store)",
-     8, rlg::launch_bias_gelu_fused<0>, rlg::launch_bias_gelu_fused<1>},
+     8, rlg::launch_bias_gelu_fused<0>, rlg::launch_bias_gelu_fused<1>, nullptr},
     {2, "wgmma_mid_m", "v1 on HGEMM v9: 65..512 rows on the wgmma tile, bias + GELU at its store",
-     9, rlg::launch_bias_gelu_wgmma_mid_m<0>, rlg::launch_bias_gelu_wgmma_mid_m<1>},
+     9, rlg::launch_bias_gelu_wgmma_mid_m<0>, rlg::launch_bias_gelu_wgmma_mid_m<1>, nullptr},
     {3, "parked_parts",
      "v2 on HGEMM v10 (the few-row tile shared with the plain GEMM); tanh: the tile parked in 4 "
      "row parts",
-     10, rlg::launch_bias_gelu_parked_parts<0>, rlg::launch_bias_gelu_parked_parts<1>},
+     10, rlg::launch_bias_gelu_parked_parts<0>, rlg::launch_bias_gelu_parked_parts<1>, nullptr},
     {4, "lean_loop",
      "v3 on HGEMM v11's lean loop, its last k-step's stage offset opaque to the compiler",
-     11, rlg::launch_bias_gelu_lean_loop<0>, rlg::launch_bias_gelu_lean_loop<1>},
+     11, rlg::launch_bias_gelu_lean_loop<0>, rlg::launch_bias_gelu_lean_loop<1>, nullptr},
     {5, "warp_specialized",
      "best: v4 on HGEMM v12: its persistent warp-specialized wgmma kernel, bias + GELU at the "
      "coalesced store",
-     12, rlg::launch_bias_gelu_warp_specialized<0>, rlg::launch_bias_gelu_warp_specialized<1>},
+     12, rlg::launch_bias_gelu_warp_specialized<0>, rlg::launch_bias_gelu_warp_specialized<1>,
+     rlg::bias_gelu_bf16},
     {6, "ws_tile_per_shape",
      "v5 on HGEMM v13: the warp-specialized kernel at the tile width each shape asks for (not "
      "yet measured)",
-     13, rlg::launch_bias_gelu_ws_tile_per_shape<0>, rlg::launch_bias_gelu_ws_tile_per_shape<1>},
+     13, rlg::launch_bias_gelu_ws_tile_per_shape<0>, rlg::launch_bias_gelu_ws_tile_per_shape<1>,
+     nullptr},
     {7, "tma_store",
      "v6 on HGEMM v14: bias + GELU in the consumers' registers, the tile stored by TMA while the "
      "next one's wgmmas run (not yet measured)",
-     14, rlg::launch_bias_gelu_tma_store<0>, rlg::launch_bias_gelu_tma_store<1>},
+     14, rlg::launch_bias_gelu_tma_store<0>, rlg::launch_bias_gelu_tma_store<1>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
@@ -66,6 +74,23 @@ extern "C" int rl_gemm_bias_gelu(int variant, const void *A, const void *B, cons
   return launch(static_cast<const half *>(A), static_cast<const half *>(B),
                 static_cast<const half *>(bias), static_cast<half *>(C), M, N, K,
                 rl_stream(stream));
+}
+
+extern "C" int rl_gemm_bias_gelu_bf16(int variant, const void *A, const void *B, const void *bias,
+                                      void *C, int M, int N, int K, int gelu_kind,
+                                      void *stream) {
+  RL_REQUIRE(bias != nullptr);
+  RL_REQUIRE(gelu_kind == 0 || gelu_kind == 1);
+  const Variant *v = rl_table::find(kVariants, variant);
+  RL_REQUIRE(v != nullptr && v->bf16 != nullptr);
+  RL_REQUIRE(rlg::gemm_args_ok(A, B, C, M, N, K));
+  return v->bf16(static_cast<const bf16 *>(A), static_cast<const bf16 *>(B),
+                 static_cast<const bf16 *>(bias), static_cast<bf16 *>(C), M, N, K, gelu_kind,
+                 rl_stream(stream));
+}
+
+extern "C" int rl_gemm_bias_gelu_variant_bf16(int variant) {
+  return rl_table::has_bf16(kVariants, variant);
 }
 
 extern "C" int rl_gemm_bias_gelu_variant_count(void) {

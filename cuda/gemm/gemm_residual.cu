@@ -8,7 +8,10 @@
 // "best" is v5: HGEMM v12's kernels, every M path of them with bias and residual added before
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel where its grid
 // fills a wave, else v4's (HGEMM v11's paths, the lean loop in the fused family's form: its last
-// k-step's stage offset opaque, as the residual's kernel parks like the fused one).
+// k-step's stage offset opaque, as the residual's kernel parks like the fused one). v5 alone has
+// a bf16 form (rl_gemm_residual_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the
+// functor in bf16).
+#include "gemm/bf16_launchers.cuh"
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm.h"
 #include "gemm/hgemm_14_tma_store.cuh"
@@ -16,6 +19,7 @@
 
 namespace {
 
+using rlg::bf16;
 using rlg::EpiBiasResidual;
 
 using Step = int (*)(const half *, const half *, half *, int, int, int, const EpiBiasResidual &,
@@ -30,39 +34,45 @@ int with_residual(const half *A, const half *B, const half *bias, const half *R,
   return STEP(A, B, C, M, N, K, EpiBiasResidual{bias, R, N}, s);
 }
 
+using LaunchBf16 = decltype(&rlg::bias_residual_bf16);
+
 struct Variant {
   int id;
   const char *name;
   const char *summary;
   int plain_twin;  // the HGEMM variant whose kernels it runs
   Launch launch;
+  LaunchBf16 bf16;  // the bf16 form (rl_gemm_residual_bf16, gemm_bf16.cu), or null: only v5's
 };
 
 constexpr Variant kVariants[] = {
     {1, "gemv_slabs",
      "bias + residual before the store of every path of HGEMM v8 (WMMA tiles parked or per "
      "strip, split-K, the GEMV's slabs)",
-     8, with_residual<rlg::launch_gemv_slabs<EpiBiasResidual>>},
+     8, with_residual<rlg::launch_gemv_slabs<EpiBiasResidual>>, nullptr},
     {2, "wgmma_mid_m", "v1 on HGEMM v9: 65..512 rows on the 128x64 wgmma tile", 9,
-     with_residual<rlg::launch_wgmma_mid_m<EpiBiasResidual>>},
+     with_residual<rlg::launch_wgmma_mid_m<EpiBiasResidual>>, nullptr},
     {3, "wgmma_few_rows",
      "v2 on HGEMM v10: 17..64 rows on the few-row wgmma tile (built for the functor)", 10,
-     with_residual<rlg::launch_wgmma_few_rows<EpiBiasResidual>>},
+     with_residual<rlg::launch_wgmma_few_rows<EpiBiasResidual>>, nullptr},
     {4, "lean_loop", "v3 on HGEMM v11's lean loop, in the fused family's form", 11,
-     with_residual<rlg::launch_lean_loop<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
+     with_residual<rlg::launch_lean_loop<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>, nullptr},
     {5, "warp_specialized",
      "best: v4 on HGEMM v12: grids of a wave or more on the persistent warp-specialized wgmma "
      "kernel, bias + residual at its coalesced store",
-     12, with_residual<rlg::launch_warp_specialized<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
+     12, with_residual<rlg::launch_warp_specialized<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
+     rlg::bias_residual_bf16},
     {6, "ws_tile_per_shape",
      "v5 on HGEMM v13: the warp-specialized kernel at the tile width each shape asks for (not "
      "yet measured)",
      13,
-     with_residual<rlg::launch_ws_tile_per_shape<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
+     with_residual<rlg::launch_ws_tile_per_shape<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
+     nullptr},
     {7, "tma_store",
      "v6 on HGEMM v14: bias + residual in the consumers' registers (the residual read per "
      "element inside C), the tile stored by TMA (not yet measured)",
-     14, with_residual<rlg::launch_ws_tma_store<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>},
+     14, with_residual<rlg::launch_ws_tma_store<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
+     nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
@@ -78,6 +88,22 @@ extern "C" int rl_gemm_residual(int variant, const void *A, const void *B, const
   return v->launch(static_cast<const half *>(A), static_cast<const half *>(B),
                    static_cast<const half *>(bias), static_cast<const half *>(R),
                    static_cast<half *>(C), M, N, K, rl_stream(stream));
+}
+
+extern "C" int rl_gemm_residual_bf16(int variant, const void *A, const void *B, const void *bias,
+                                     const void *R, void *C, int M, int N, int K, void *stream) {
+  const Variant *v = rl_table::find(kVariants, variant);
+  RL_REQUIRE(v != nullptr && v->bf16 != nullptr && bias != nullptr && R != nullptr);
+  RL_REQUIRE(rlg::gemm_args_ok(A, B, C, M, N, K));
+  const size_t cb = static_cast<size_t>(M) * static_cast<size_t>(N) * sizeof(bf16);
+  RL_REQUIRE(!rl_overlap(C, cb, R, cb) && !rl_overlap(C, cb, bias, N * sizeof(bf16)));
+  return v->bf16(static_cast<const bf16 *>(A), static_cast<const bf16 *>(B),
+                 static_cast<const bf16 *>(bias), static_cast<const bf16 *>(R),
+                 static_cast<bf16 *>(C), M, N, K, rl_stream(stream));
+}
+
+extern "C" int rl_gemm_residual_variant_bf16(int variant) {
+  return rl_table::has_bf16(kVariants, variant);
 }
 
 extern "C" int rl_gemm_residual_variant_count(void) { return rl_table::count(kVariants); }

@@ -2,6 +2,9 @@
 // ladder (cuda/gemm/hgemm_NN_<name>.cuh, whose header says what the step changes and what it
 // measured) with the identity epilogue; each step builds on the one before it.
 //
+// bf16 (rl_hgemm_bf16): v12 alone has a bf16 form (gemm_bf16.cu: the paths of
+// gemm/bf16_paths.cuh).
+//
 // "best" is v12. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
 // same table for `roofline list`):
 //   grids of a wave or more of 128x256 tiles (<= 1/4 of their area outside C), 16-byte path:
@@ -14,12 +17,14 @@
 //   K >= 1024, few tiles   split-K over a cluster (v7);
 //   else             v5's pipelined loop on v6's tile for the shape, the 256x128 tile's
 //                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
+#include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
 #include "gemm/hgemm_14_tma_store.cuh"
 #include "variant_table.cuh"
 
 namespace {
 
+using rlg::bf16;
 using rlg::EpiIdentity;
 
 using Step = int (*)(const half *, const half *, half *, int, int, int, const EpiIdentity &,
@@ -36,55 +41,58 @@ struct Variant {
   const char *name;
   const char *summary;
   int (*launch)(const half *, const half *, half *, int, int, int, cudaStream_t);
+  // The variant's bf16 form (rl_hgemm_bf16), or null: v12 alone has one
+  // (gemm_bf16.cu, compiled apart so that this file's fp16 kernels stay as they were).
+  int (*bf16)(const bf16 *, const bf16 *, bf16 *, int, int, int, cudaStream_t);
 };
 
 constexpr Variant kVariants[] = {
     {1, "naive", "one warp per 16x16 tile, WMMA fragments straight from global memory",
-     plain<rlg::launch_naive<EpiIdentity>>},
+     plain<rlg::launch_naive<EpiIdentity>>, nullptr},
     {2, "smem_tiles",
      "128x128x32 block tile through shared memory, 8 warps of 64x32, synchronous loads",
-     plain<rlg::launch_smem_tiles<EpiIdentity>>},
+     plain<rlg::launch_smem_tiles<EpiIdentity>>, nullptr},
     {3, "cp_async", "v2's tile fed by cp.async through a 4-stage ring",
-     plain<rlg::launch_cp_async<EpiIdentity>>},
+     plain<rlg::launch_cp_async<EpiIdentity>>, nullptr},
     {4, "big_warp_tiles",
      "128x256 tile of 64x64 warp tiles in a grouped raster; smaller tiles where it leaves SMs "
      "idle",
-     plain<rlg::launch_big_warp_tiles<EpiIdentity>>},
+     plain<rlg::launch_big_warp_tiles<EpiIdentity>>, nullptr},
     {5, "pipelined",
      "v4's tile in a software-pipelined loop: k-tiles of 64, double-buffered fragments, one "
      "barrier per k-tile",
-     plain<rlg::launch_pipelined<EpiIdentity>>},
+     plain<rlg::launch_pipelined<EpiIdentity>>, nullptr},
     {6, "tile_per_shape", "v5's loop on a tile chosen per shape by a cost model (256x128 .. 32x32)",
-     plain<rlg::launch_tile_per_shape<EpiIdentity>>},
+     plain<rlg::launch_tile_per_shape<EpiIdentity>>, nullptr},
     {7, "cluster_split_k",
      "v6, with K split over the CTAs of a cluster (DSMEM reduction) where v6 leaves SMs idle",
-     plain<rlg::launch_cluster_split_k<EpiIdentity>>},
+     plain<rlg::launch_cluster_split_k<EpiIdentity>>, nullptr},
     {8, "gemv_slabs",
      "v7, with M <= 64 on the GEMV's slab kernels (registers at M <= 16, TMA at 9..64 rows)",
-     plain<rlg::launch_gemv_slabs<EpiIdentity>>},
+     plain<rlg::launch_gemv_slabs<EpiIdentity>>, nullptr},
     {9, "wgmma_mid_m",
      "v8, with 65..512 rows on a 128x64 wgmma tile over all of K where v8 would split K (not "
      "WMMA)",
-     plain<rlg::launch_wgmma_mid_m<EpiIdentity>>},
+     plain<rlg::launch_wgmma_mid_m<EpiIdentity>>, nullptr},
     {10, "wgmma_few_rows",
      "v9, with 17..64 rows on a 64x64 wgmma tile, K split over a cluster of 1-4 CTAs (not WMMA)",
-     plain<rlg::launch_wgmma_few_rows<EpiIdentity>>},
+     plain<rlg::launch_wgmma_few_rows<EpiIdentity>>, nullptr},
     {11, "lean_loop",
      "v10, with the 256x128 tile's whole-tile shapes in a lean loop (ring unrolled, no "
      "bounds predicates)",
-     plain<rlg::launch_lean_loop<rlg::kLoopLean, EpiIdentity>>},
+     plain<rlg::launch_lean_loop<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {12, "warp_specialized",
      "best: v11, with grids of a wave or more on a persistent warp-specialized wgmma kernel: 128x256 "
      "tiles, TMA multicast over a cluster of 2, 4-stage ring (sm_90a)",
-     plain<rlg::launch_warp_specialized<rlg::kLoopLean, EpiIdentity>>},
+     plain<rlg::launch_warp_specialized<rlg::kLoopLean, EpiIdentity>>, rlg::hgemm_bf16},
     {13, "ws_tile_per_shape",
      "v12's kernel at a tile width per shape (128 x 64/128/192/256, by the waves each needs) "
      "wherever it keeps half of the tensor cores' time on C, from 65 rows (not yet measured)",
-     plain<rlg::launch_ws_tile_per_shape<rlg::kLoopLean, EpiIdentity>>},
+     plain<rlg::launch_ws_tile_per_shape<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {14, "tma_store",
      "v13, with the warp-specialized kernel's results staged by stmatrix and stored by TMA while "
      "the next tile's wgmmas run (not yet measured)",
-     plain<rlg::launch_ws_tma_store<rlg::kLoopLean, EpiIdentity>>},
+     plain<rlg::launch_ws_tma_store<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
@@ -97,6 +105,19 @@ extern "C" int rl_hgemm(int variant, const void *A, const void *B, void *C, int 
   RL_REQUIRE(rlg::gemm_args_ok(A, B, C, M, N, K));
   return v->launch(static_cast<const half *>(A), static_cast<const half *>(B),
                    static_cast<half *>(C), M, N, K, rl_stream(stream));
+}
+
+extern "C" int rl_hgemm_bf16(int variant, const void *A, const void *B, void *C, int M, int N,
+                             int K, void *stream) {
+  const Variant *v = rl_table::find(kVariants, variant);
+  RL_REQUIRE(v != nullptr && v->bf16 != nullptr);
+  RL_REQUIRE(rlg::gemm_args_ok(A, B, C, M, N, K));
+  return v->bf16(static_cast<const bf16 *>(A), static_cast<const bf16 *>(B),
+                 static_cast<bf16 *>(C), M, N, K, rl_stream(stream));
+}
+
+extern "C" int rl_hgemm_variant_bf16(int variant) {
+  return rl_table::has_bf16(kVariants, variant);
 }
 
 extern "C" int rl_hgemm_variant_count(void) { return rl_table::count(kVariants); }

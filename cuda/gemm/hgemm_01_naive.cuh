@@ -17,12 +17,14 @@ constexpr int kSimpleWarpsM = 2, kSimpleWarpsN = 4;
 constexpr int kSimpleWarps = kSimpleWarpsM * kSimpleWarpsN;
 constexpr int kSimpleBM = 16 * kSimpleWarpsM, kSimpleBN = 16 * kSimpleWarpsN;
 
-template <bool VEC, class Epi>
+// T: the element type (half; bf16 where the bf16 paths have no wgmma tile: off the 16-byte
+// path, or a device without sm_90a; gemm/bf16_paths.cuh).
+template <bool VEC, class Epi, class T = half>
 __global__ void __launch_bounds__(kSimpleWarps * 32)
-    simple_wmma_kernel(const half *__restrict__ A, const half *__restrict__ B,
-                       half *__restrict__ C, int M, int N, int K, Epi epi) {
-  __shared__ __align__(128) half sA[kSimpleWarps][16 * 16];
-  __shared__ __align__(128) half sB[kSimpleWarps][16 * 16];
+    simple_wmma_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
+                       int M, int N, int K, Epi epi) {
+  __shared__ __align__(128) T sA[kSimpleWarps][16 * 16];
+  __shared__ __align__(128) T sB[kSimpleWarps][16 * 16];
   __shared__ __align__(128) float sC[kSimpleWarps][16 * 16];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int blocks_n = static_cast<int>(rl_ceil_div(N, kSimpleBN));
@@ -35,8 +37,8 @@ __global__ void __launch_bounds__(kSimpleWarps * 32)
   wmma::fill_fragment(acc, 0.0f);
   const bool inner = VEC && row0 + 16 <= M && col0 + 16 <= N;
   for (int k0 = 0; k0 < K; k0 += 16) {
-    FragA a;
-    FragB b;
+    FragAOf<T> a;
+    FragBOf<T> b;
     if (inner && k0 + 16 <= K) {
       wmma::load_matrix_sync(a, A + static_cast<size_t>(row0) * K + k0, K);
       wmma::load_matrix_sync(b, B + static_cast<size_t>(k0) * N + col0, N);
@@ -45,9 +47,9 @@ __global__ void __launch_bounds__(kSimpleWarps * 32)
       for (int e = lane; e < 256; e += 32) {
         const int r = e / 16, c = e % 16;
         sA[warp][e] = (row0 + r < M && k0 + c < K) ? A[static_cast<size_t>(row0 + r) * K + k0 + c]
-                                                   : __float2half(0.0f);
+                                                   : T(0.0f);
         sB[warp][e] = (k0 + r < K && col0 + c < N) ? B[static_cast<size_t>(k0 + r) * N + col0 + c]
-                                                   : __float2half(0.0f);
+                                                   : T(0.0f);
       }
       __syncwarp();
       wmma::load_matrix_sync(a, sA[warp], 16);
@@ -65,18 +67,20 @@ __global__ void __launch_bounds__(kSimpleWarps * 32)
   store_chunk<VEC>(epi, v, C, row0 + r, col0 + c, M, N);
 }
 
-template <class Epi>
-int launch_naive(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
-                  cudaStream_t stream) {
+template <class Epi, class T>
+int launch_naive(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
+                 cudaStream_t stream) {
   const long long blocks = rl_ceil_div(N, kSimpleBN) * rl_ceil_div(M, kSimpleBM);
   RL_REQUIRE(blocks <= 0x7fffffffLL);
   const unsigned grid = static_cast<unsigned>(blocks);
   const bool vec = N % 8 == 0 && K % 8 == 0 && aligned_to(A, 32) && aligned_to(B, 32) &&
                    aligned_to(C, 16) && epi.vec_ok();
   if (vec)
-    simple_wmma_kernel<true, Epi><<<grid, kSimpleWarps * 32, 0, stream>>>(A, B, C, M, N, K, epi);
+    simple_wmma_kernel<true, Epi, T><<<grid, kSimpleWarps * 32, 0, stream>>>(A, B, C, M, N, K,
+                                                                             epi);
   else
-    simple_wmma_kernel<false, Epi><<<grid, kSimpleWarps * 32, 0, stream>>>(A, B, C, M, N, K, epi);
+    simple_wmma_kernel<false, Epi, T><<<grid, kSimpleWarps * 32, 0, stream>>>(A, B, C, M, N, K,
+                                                                              epi);
   return rl_launch_status();
 }
 

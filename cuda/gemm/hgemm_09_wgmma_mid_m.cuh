@@ -36,11 +36,13 @@ constexpr int kWgSmem = kWgStages * kWgStageBytes + 1024;  // + slack to align t
 
 
 // Block b computes the tile (b % m_tiles, b / m_tiles): the M-tiles that share a B column
-// block run side by side, so B is read from HBM once and from L2 by the others.
-template <class Epi>
+// block run side by side, so B is read from HBM once and from L2 by the others. T: the element
+// type of A, B, C and the functor's operands (half; bf16 as the bf16 paths' tile for every
+// shape the warp-specialized kernel leaves, gemm/bf16_paths.cuh).
+template <class Epi, class T = half>
 __global__ void __launch_bounds__(kWgThreads, 1)
     wgmma_tile_kernel(const __grid_constant__ CUtensorMap amap,
-                      const __grid_constant__ CUtensorMap bmap, half *C, int M, int N, int K,
+                      const __grid_constant__ CUtensorMap bmap, T *C, int M, int N, int K,
                       Epi epi) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char wg_smem_raw[];
@@ -79,12 +81,14 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   const int col_l = 2 * (lane % 4);
   float op[16] = {};  // the functor's column operand, prepped (0 without one), loaded early
   if constexpr (Epi::kColOperand) {
-    const half *src = epi.col_operand();
+    using Pair = typename Elem<T>::Pair;
+    const T *src = epi.col_operand();
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       const int col = n0 + 8 * j + col_l;
-      const float2 f = col < N ? __half22float2(__ldg(reinterpret_cast<const __half2 *>(src + col)))
-                               : make_float2(0.0f, 0.0f);
+      const float2 f = col < N
+                           ? Elem<T>::to_float2(__ldg(reinterpret_cast<const Pair *>(src + col)))
+                           : make_float2(0.0f, 0.0f);
       op[2 * j] = epi.prep(f.x);
       op[2 * j + 1] = epi.prep(f.y);
     }
@@ -97,7 +101,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     mbar_wait(&full[s], (kt / kWgStages) & 1);
     const unsigned char *a = ring + s * kWgStageBytes + cw * (64 * 128);
     const unsigned char *b = ring + s * kWgStageBytes + kWgABytes;
-    wgmma_ktile_64x64(d, a, b);
+    wgmma_ktile_64x64<T>(d, a, b);
     wg_wait<1>();  // the previous k-tile's wgmmas are done: release its stage
     if (kt > 0 && lane == 0) mbar_arrive(&empty[(kt - 1) % kWgStages]);
   }
@@ -115,8 +119,8 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       if (row >= M) continue;
       const float v0 = epi.apply1(d[4 * j + 2 * h], op[2 * j], row, col);
       const float v1 = epi.apply1(d[4 * j + 2 * h + 1], op[2 * j + 1], row, col + 1);
-      *reinterpret_cast<__half2 *>(C + static_cast<size_t>(row) * N + col) =
-          __floats2half2_rn(v0, v1);
+      *reinterpret_cast<typename Elem<T>::Pair *>(C + static_cast<size_t>(row) * N + col) =
+          Elem<T>::from_floats(v0, v1);
     }
   }
 #else
@@ -124,18 +128,19 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 #endif
 }
 
-// The wgmma tile's launch; *launched false (and nothing run) when a tensor map cannot be made.
-// The caller has checked vec16_ok and wgmma_capable.
-template <class Epi>
-int launch_wgmma(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+// The wgmma tile's launch (T: half, or bf16 from gemm/bf16_paths.cuh); *launched false (and
+// nothing run) when a tensor map cannot be made. The caller has checked vec16_ok and
+// wgmma_capable.
+template <class Epi, class T>
+int launch_wgmma(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
                  cudaStream_t stream, bool *launched) {
   *launched = false;
-  constexpr auto *kernel = &wgmma_tile_kernel<Epi>;
+  constexpr auto *kernel = &wgmma_tile_kernel<Epi, T>;
   const long long blocks = rl_ceil_div(M, kWgBM) * rl_ceil_div(N, kWgBN);
   if (blocks > 0x7fffffffLL) return 0;
   CUtensorMap am, bm;
-  if (!rl_tma::tensor_map(&am, A, M, K, kWgBK, kWgBM) ||
-      !rl_tma::tensor_map(&bm, B, K, N, kWgBN, kWgBK))
+  if (!rl_tma::tensor_map(&am, A, M, K, kWgBK, kWgBM, Elem<T>::kTma) ||
+      !rl_tma::tensor_map(&bm, B, K, N, kWgBN, kWgBK, Elem<T>::kTma))
     return 0;
   const int prep = allow_smem<kernel, kWgSmem>();
   if (prep != 0) return prep;

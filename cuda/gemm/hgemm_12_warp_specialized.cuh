@@ -175,17 +175,17 @@ __device__ __forceinline__ void ws_release(unsigned long long *empty, int lane) 
   }
 }
 
-template <int BN>
+template <int BN, class T>
 __device__ __forceinline__ void ws_wgmma(float (&d)[BN / 2], unsigned long long da,
                                          unsigned long long db) {
   if constexpr (BN == 256)
-    wgmma_64x256x16(d, da, db);
+    wgmma_64x256x16<T>(d, da, db);
   else if constexpr (BN == 192)
-    wgmma_64x192x16(d, da, db);
+    wgmma_64x192x16<T>(d, da, db);
   else if constexpr (BN == 128)
-    wgmma_64x128x16(d, da, db);
+    wgmma_64x128x16<T>(d, da, db);
   else
-    wgmma_64x64x16(d, da, db);
+    wgmma_64x64x16<T>(d, da, db);
 }
 
 // One consumer warpgroup's results through the functor to C: for each m64 block and each pass
@@ -198,9 +198,9 @@ __device__ __forceinline__ void ws_wgmma(float (&d)[BN / 2], unsigned long long 
 // pass: a thread parks pass q + 1 only after the barrier of pass q, which every thread reached
 // after reading pass q - 1 from the same buffer, so one barrier per pass suffices (across
 // tiles too: the passes per tile are even, every tile starts on buffer 0).
-template <class Cfg, class Epi>
+template <class Cfg, class Epi, class T>
 __device__ __forceinline__ void ws_epilogue(float (&d)[Cfg::kMBlocks][Cfg::kAcc], float *park,
-                                            half *C, int M, int N, int row0, int col0,
+                                            T *C, int M, int N, int row0, int col0,
                                             int bar_id, const Epi &epi) {
   constexpr int kPasses = Cfg::BN / Cfg::kEpiCols;
   const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
@@ -249,11 +249,13 @@ __device__ __forceinline__ void ws_epilogue(float (&d)[Cfg::kMBlocks][Cfg::kAcc]
 //            neither CTA's multicast overwrites a stage the other still reads.
 // Stage and phase advance identically in the producer and the consumers (both walk the same
 // tiles and k-tiles), the producer skipping the empty wait in its first round.
-template <class Cfg, class Epi>
+// T: the element type of A, B, C and the functor's operands: half, or bf16 (gemm/bf16_paths.cuh:
+// the same bytes in the ring, the wgmmas' .bf16 form, bf16 tensor maps and stores).
+template <class Cfg, class Epi, class T = half>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     ws_gemm_kernel(const __grid_constant__ CUtensorMap amap,
                    const __grid_constant__ CUtensorMap bmap,
-                   const __grid_constant__ CUtensorMap cmap, half *C, int M, int N, int K,
+                   const __grid_constant__ CUtensorMap cmap, T *C, int M, int N, int K,
                    Epi epi) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int S = Cfg::kStages, CL = Cfg::kCluster;
@@ -344,7 +346,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const unsigned long long db = wg_desc(b + kk * 2048, Cfg::kBoxBytes, 1024);
 #pragma unroll
           for (int mi = 0; mi < Cfg::kMBlocks; ++mi)
-            ws_wgmma<Cfg::BN>(d[mi], wg_desc(a + mi * 64 * 128 + kk * 32, 16, 1024), db);
+            ws_wgmma<Cfg::BN, T>(d[mi], wg_desc(a + mi * 64 * 128 + kk * 32, 16, 1024), db);
         }
         wg_commit();
         wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage
@@ -360,7 +362,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for (int mi = 0; mi < Cfg::kMBlocks; ++mi) wg_hold(d[mi]);
       ws_release<CL>(&empty[prev], lane);  // the producer refills it while we store
       if constexpr (Cfg::kTmaStore)
-        ws_store_tma<Cfg>(d[0], reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::BN * 2,
+        ws_store_tma<Cfg, T>(d[0], reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::BN * 2,
                           &cmap, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
       else
         ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
@@ -379,9 +381,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
 // Clusters of the kernel resident at once (one CTA per SM: its shared memory); 0 (the kernel
 // never runs) on error.
-template <class Cfg, class Epi>
+template <class Cfg, class Epi, class T = half>
 int ws_resident_clusters() {
-  constexpr auto *kernel = &ws_gemm_kernel<Cfg, Epi>;
+  constexpr auto *kernel = &ws_gemm_kernel<Cfg, Epi, T>;
   return resident_ctas_once<kernel, Cfg::kThreads, Cfg::kSmem, Cfg::kCluster>() / Cfg::kCluster;
 }
 
@@ -397,23 +399,24 @@ bool ws_fits(int M, int N) {
          fills_gpu(m_tiles * n_tiles) && 4 * static_cast<long long>(M) * N >= 3 * covered;
 }
 
-// The kernel's launch; *launched false (nothing run) when the device holds no cluster of it or
-// a tensor map cannot be made. The caller has checked ws_fits, vec16_ok and wgmma_capable.
-template <class Cfg, class Epi>
-int launch_ws(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+// The kernel's launch (T: half, or bf16 from gemm/bf16_paths.cuh); *launched false (nothing
+// run) when the device holds no cluster of it or a tensor map cannot be made. The caller has
+// checked ws_fits, vec16_ok and wgmma_capable.
+template <class Cfg, class Epi, class T>
+int launch_ws(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
               cudaStream_t stream, bool *launched) {
   *launched = false;
-  constexpr auto *kernel = &ws_gemm_kernel<Cfg, Epi>;
-  const int resident = ws_resident_clusters<Cfg, Epi>();
+  constexpr auto *kernel = &ws_gemm_kernel<Cfg, Epi, T>;
+  const int resident = ws_resident_clusters<Cfg, Epi, T>();
   if (resident <= 0) return 0;
   CUtensorMap am, bm, cm;
-  if (!rl_tma::tensor_map(&am, A, M, K, Cfg::BK, Cfg::BM) ||
-      !rl_tma::tensor_map(&bm, B, K, N, 64, Cfg::BK))
+  if (!rl_tma::tensor_map(&am, A, M, K, Cfg::BK, Cfg::BM, Elem<T>::kTma) ||
+      !rl_tma::tensor_map(&bm, B, K, N, 64, Cfg::BK, Elem<T>::kTma))
     return 0;
   // v14's store map: C in boxes of 64 x 64 (v12's kernel takes A's map there and never reads it).
   if (!Cfg::kTmaStore)
     cm = am;
-  else if (!rl_tma::tensor_map(&cm, C, M, N, 64, 64))
+  else if (!rl_tma::tensor_map(&cm, C, M, N, 64, 64, Elem<T>::kTma))
     return 0;
   const int prep = allow_smem<kernel, Cfg::kSmem>();
   if (prep != 0) return prep;
@@ -429,10 +432,11 @@ int launch_ws(const half *A, const half *B, half *C, int M, int N, int K, const 
   return rl_launch_status();
 }
 
-// The warp-specialized kernel where it suits the shape; *launched false: it did not apply.
-template <class Epi>
-int try_warp_specialized(const half *A, const half *B, half *C, int M, int N, int K,
-                         const Epi &epi, cudaStream_t stream, bool *launched) {
+// The warp-specialized kernel where it suits the shape (T: half, or bf16 from
+// gemm/bf16_paths.cuh); *launched false: it did not apply.
+template <class Epi, class T>
+int try_warp_specialized(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
+                         cudaStream_t stream, bool *launched) {
   *launched = false;
   if (!vec16_ok(A, B, C, N, K, epi) || !ws_fits<WsTile>(M, N) || !wgmma_capable()) return 0;
   return launch_ws<WsTile>(A, B, C, M, N, K, epi, stream, launched);

@@ -19,8 +19,13 @@
 namespace rlg {
 using namespace nvcuda;
 
-using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major>;
-using FragB = wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major>;
+// T: the inputs' element type; every WMMA step runs half, v1's kernel also bf16 (sm_80 on).
+template <class T>
+using FragAOf = wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major>;
+template <class T>
+using FragBOf = wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major>;
+using FragA = FragAOf<half>;
+using FragB = FragBOf<half>;
 using FragC = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
 
 static inline bool aligned_to(const void *p, uintptr_t bytes) {
@@ -146,9 +151,10 @@ long long tile_count(int M, int N) {
   return rl_ceil_div(M, Cfg::BM) * rl_ceil_div(N, Cfg::BN);
 }
 
-// 16-byte paths need 8-element rows and 16-byte aligned bases (incl. the functor's operands).
-template <class Epi>
-bool vec16_ok(const half *A, const half *B, const half *C, int N, int K, const Epi &epi) {
+// 16-byte paths need 8-element rows and 16-byte aligned bases (incl. the functor's operands);
+// T: the 2-byte element (half; bf16 on the paths of gemm/bf16_paths.cuh).
+template <class Epi, class T>
+bool vec16_ok(const T *A, const T *B, const T *C, int N, int K, const Epi &epi) {
   return N % 8 == 0 && K % 8 == 0 && aligned_to(A, 16) && aligned_to(B, 16) &&
          aligned_to(C, 16) && epi.vec_ok();
 }

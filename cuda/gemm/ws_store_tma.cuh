@@ -10,6 +10,7 @@
 // edges need no predicates but the functor's: one that reads an operand per element (a
 // residual) is applied inside C only.
 #pragma once
+#include "gemm/elem.cuh"
 #include "gemm/epilogue.cuh"
 #include "tma.cuh"
 
@@ -24,8 +25,10 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
 }
-__device__ __forceinline__ unsigned pack_half2(float lo, float hi) {
-  const __half2 h = __floats2half2_rn(lo, hi);
+// Two results rounded to T (fp16 or bf16) in one 32-bit register.
+template <class T>
+__device__ __forceinline__ unsigned pack_pair(float lo, float hi) {
+  const typename Elem<T>::Pair h = Elem<T>::from_floats(lo, hi);
   return *reinterpret_cast<const unsigned *>(&h);
 }
 // The writes this thread made to shared memory, visible to the TMA unit (the async proxy).
@@ -55,12 +58,12 @@ __device__ __forceinline__ void tma_store_wait_all() {
 
 // One consumer warpgroup's 64 x BN results (d: the m64nBN accumulator layout, d[4j + q] at row
 // 16 warp + lane / 4 + 8 (q / 2), column 8j + 2 (lane % 4) + (q % 2)) through the functor to
-// C[row0 .., col0 ..] by TMA. stage: this warpgroup's BN / 64 boxes of 8 KB (1024-aligned),
+// C[row0 .., col0 ..] (elements of type T) by TMA. stage: this warpgroup's BN / 64 boxes of 8 KB (1024-aligned),
 // free once its previous stores have read it: thread 0 of the warpgroup waits for that, and
 // the named barrier bar_id tells the others. The stmatrix addresses follow the 128-byte
 // swizzle the map was made with (16-byte chunk c of row r at c ^ (r % 8)), so each 8-row
 // matrix store touches 8 distinct bank groups.
-template <class Cfg, class Epi>
+template <class Cfg, class T, class Epi>
 __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned char *stage,
                                              const CUtensorMap *cmap, int M, int N, int row0,
                                              int col0, int bar_id, const Epi &epi) {
@@ -78,8 +81,8 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
       float op0 = 0.0f, op1 = 0.0f;
       if constexpr (Epi::kColOperand) {
         if (col < N) {  // N % 8 == 0: col + 1 < N too
-          const float2 b = __half22float2(
-              *reinterpret_cast<const __half2 *>(epi.col_operand() + col));
+          const float2 b = Elem<T>::to_float2(
+              *reinterpret_cast<const typename Elem<T>::Pair *>(epi.col_operand() + col));
           op0 = epi.prep(b.x);
           op1 = epi.prep(b.y);
         }
@@ -98,8 +101,8 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
     const int cg = j + (lane / 8) / 2;
     const unsigned addr = smem_addr(stage) + (cg / 8) * 8192 + mrow * 128 +
                           (((cg % 8) ^ (mrow % 8)) * 16);
-    stmatrix_x4(addr, pack_half2(v[0][0], v[0][1]), pack_half2(v[0][2], v[0][3]),
-                pack_half2(v[1][0], v[1][1]), pack_half2(v[1][2], v[1][3]));
+    stmatrix_x4(addr, pack_pair<T>(v[0][0], v[0][1]), pack_pair<T>(v[0][2], v[0][3]),
+                pack_pair<T>(v[1][0], v[1][1]), pack_pair<T>(v[1][2], v[1][3]));
   }
   fence_proxy_async_shared();
   asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");

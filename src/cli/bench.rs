@@ -3,6 +3,7 @@
 use super::args::{parse_dim, parse_size, MeasureArgs, OutputArgs};
 use super::output::emit;
 use crate::counters::{CounterPass, ProbeSpec};
+use crate::dtype::Dtype;
 use crate::error::usage;
 use crate::gpu::Gpu;
 use crate::kernels::variants;
@@ -32,6 +33,10 @@ pub struct BenchArgs {
     /// GELU form, for families with a GELU: tanh (approximation, as cuBLASLt) or erf
     #[arg(long)]
     pub gelu: Option<String>,
+    /// Element type: fp16, or bf16 for the GEMM families' variants with a bf16 form (hgemm v12,
+    /// gemm_bias_gelu v5, gemm_residual v5) and their libraries (cuBLAS, cuBLASLt in bf16)
+    #[arg(long, default_value = "fp16")]
+    pub dtype: String,
     #[command(flatten)]
     pub user: UserKernelArgs,
     /// After timing, run each case once more under Nsight Compute (ncu) and add the DRAM
@@ -139,11 +144,11 @@ impl UserKernelArgs {
     }
 }
 
-/// "v3", "best" or "all" against a family's variants.
-pub fn pick_variants(spec: &str, family: &Family) -> Result<Vec<u32>> {
+/// "v3", "best" or "all" against a family's variants ("all": those with a form in `dtype`).
+pub fn pick_variants(spec: &str, family: &Family, dtype: Dtype) -> Result<Vec<u32>> {
     let available = (family.variants)();
     if spec == "all" {
-        return Ok(available.iter().map(|(v, _)| *v).collect());
+        return Ok(family.variants_in(dtype));
     }
     spec.split(',')
         .map(|s| variants::parse(s.trim(), &available, (family.best)(), family.name).map_err(usage))
@@ -164,6 +169,7 @@ pub fn print_relative(records: &[Record], library_impl: &str) {
         if let Some(lib) = records.iter().find(|l| {
             l.impl_ == library_impl
                 && l.shape == r.shape
+                && l.dtype == r.dtype
                 && l.cache == r.cache
                 && l.timing == r.timing
         }) {
@@ -240,6 +246,7 @@ pub fn print_vs_plain(records: &[Record]) {
                 && l.impl_ == "ours"
                 && l.variant == twin
                 && l.shape == r.shape
+                && l.dtype == r.dtype
                 && l.cache == r.cache
                 && l.timing == r.timing
         }) {
@@ -344,6 +351,7 @@ impl BenchArgs {
             impls: &self.r#impl,
             variant: &self.variant,
             gelu: self.gelu.as_deref(),
+            dtype: Dtype::parse(&self.dtype)?,
             seed: self.measure.seed,
             kernel_file: self.user.kernel_file.as_deref(),
             symbol: self.user.symbol.as_deref(),
@@ -356,6 +364,14 @@ impl BenchArgs {
     /// the user's kernel, if any.
     pub(super) fn cases(&self) -> Result<Planned> {
         let family = registry::get(&self.family, "")?;
+        let dtype = Dtype::parse(&self.dtype)?;
+        let has_user = self.user.kernel_file.is_some() || self.user.plugin.is_some();
+        if has_user && dtype != Dtype::F16 {
+            return Err(usage(format!(
+                "--dtype {dtype}: a user's kernel (--kernel-file, --plugin) runs in fp16; drop \
+                 --dtype or the kernel"
+            )));
+        }
         let spec = self.user.spec(family)?;
         // "user" names the user's kernel in --impl; with a file or plugin and no --impl it
         // joins the family's defaults.
@@ -376,6 +392,10 @@ impl BenchArgs {
         } else {
             family.resolve_impls(&ours)?
         };
+        let variants = pick_variants(&self.variant, family, dtype)?;
+        // bf16: the family, the variants and the impls must have a bf16 form (the defaults are
+        // narrowed to those that do).
+        let impls = family.check_dtype(dtype, &variants, impls, ours.is_empty())?;
         let gelu = match &self.gelu {
             Some(g) if !family.takes_gelu => {
                 return Err(usage(format!(
@@ -389,9 +409,10 @@ impl BenchArgs {
         let req = BenchRequest {
             shape: family.resolve_shape(&self.shape.flags())?,
             impls,
-            variants: pick_variants(&self.variant, family)?,
+            variants,
             gelu,
             seed: self.measure.seed,
+            dtype,
         };
         let user = spec.map(|spec| UserRun {
             spec,

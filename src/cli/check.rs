@@ -2,6 +2,7 @@
 //! failure.
 
 use crate::check::{self, CheckRow};
+use crate::dtype::Dtype;
 use crate::error::{usage, LabError};
 use crate::gpu::Gpu;
 use crate::measure::BenchCase;
@@ -41,6 +42,10 @@ pub struct CheckArgs {
     /// family given by --kernel
     #[arg(long, value_name = "LIB.so[:SYMBOL]", conflicts_with = "kernel_file")]
     pub plugin: Option<String>,
+    /// Element type: fp16 (every family) or bf16 (the GEMM families' variants with a bf16
+    /// form: hgemm v12, gemm_bias_gelu v5, gemm_residual v5; without --kernel, all of them)
+    #[arg(long, default_value = "fp16")]
+    pub dtype: String,
 }
 
 /// The family a user's kernel is checked as: --kernel (one) or the file's launch block.
@@ -114,6 +119,7 @@ fn run_user(device: usize, a: &CheckArgs, spec: UserSpec, family: &'static Famil
         };
         rows.push(CheckRow {
             family: family.name,
+            dtype: Dtype::F16,
             case: name,
             passed: v.passed,
             rel_err: v.rel_err,
@@ -123,26 +129,42 @@ fn run_user(device: usize, a: &CheckArgs, spec: UserSpec, family: &'static Famil
     report(&rows, a.verbose)
 }
 
-pub fn families(a: &CheckArgs) -> Result<Vec<&'static Family>> {
+/// The families to check in `dtype`: --kernel's (each must take the dtype), or every family
+/// that takes it.
+pub fn families(a: &CheckArgs, dtype: Dtype) -> Result<Vec<&'static Family>> {
     if a.kernel.is_empty() {
-        return Ok(registry::ALL.to_vec());
+        return Ok(registry::ALL
+            .iter()
+            .copied()
+            .filter(|f| f.takes(dtype))
+            .collect());
     }
     a.kernel
         .iter()
-        .map(|k| registry::get(k, "--kernel "))
+        .map(|k| {
+            let f = registry::get(k, "--kernel ")?;
+            f.check_dtype(dtype, &[], Vec::new(), true)?;
+            Ok(f)
+        })
         .collect()
 }
 
-/// Runs the check and returns its rows (used by `report` too).
+/// Runs the check in each of `dtypes` (a family only in those it takes) and returns its rows
+/// (used by `report` too).
 pub fn run_rows(
     gpu: &Gpu,
     fams: &[&'static Family],
     random: usize,
     seed: u64,
+    dtypes: &[Dtype],
 ) -> Result<Vec<CheckRow>> {
     let total: usize = fams
         .iter()
-        .map(|f| check::cases(f, random, seed).len())
+        .flat_map(|f| {
+            dtypes
+                .iter()
+                .map(move |&d| check::cases(f, random, seed, d).len())
+        })
         .sum();
     let pb = ProgressBar::new(total as u64);
     pb.set_style(
@@ -152,8 +174,10 @@ pub fn run_rows(
     );
     pb.set_prefix("check");
     let mut rows = Vec::new();
-    for f in fams {
-        rows.extend(check::run_family(gpu, f, random, seed, &pb)?);
+    for &d in dtypes {
+        for f in fams.iter().filter(|f| f.takes(d)) {
+            rows.extend(check::run_family(gpu, f, random, seed, d, &pb)?);
+        }
     }
     pb.finish_and_clear();
     Ok(rows)
@@ -171,7 +195,7 @@ pub fn render(rows: &[CheckRow], verbose: bool) -> String {
     ]);
     for f in check::summarize(rows) {
         t.add_row(vec![
-            f.family.to_string(),
+            f.label(),
             f.cases.to_string(),
             f.passed.to_string(),
             format!("{:.2e}", f.worst_rel_err),
@@ -205,12 +229,18 @@ pub fn render(rows: &[CheckRow], verbose: bool) -> String {
 }
 
 pub fn run(device: usize, a: &CheckArgs) -> Result<()> {
+    let dtype = Dtype::parse(&a.dtype)?;
+    if (a.kernel_file.is_some() || a.plugin.is_some()) && dtype != Dtype::F16 {
+        return Err(usage(format!(
+            "--dtype {dtype}: a user's kernel (--kernel-file, --plugin) is checked in fp16"
+        )));
+    }
     if let Some((spec, family)) = user_spec(a)? {
         return run_user(device, a, spec, family);
     }
-    let fams = families(a)?;
+    let fams = families(a, dtype)?;
     let gpu = Gpu::open(device)?;
-    let rows = run_rows(&gpu, &fams, a.random, a.seed)?;
+    let rows = run_rows(&gpu, &fams, a.random, a.seed, &[dtype])?;
     report(&rows, a.verbose)
 }
 

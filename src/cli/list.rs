@@ -1,6 +1,7 @@
 //! `roofline list [--json]`: every registered kernel family, its variants, references and
 //! what "best" runs where. Needs no GPU (the variant tables are compiled into the binary).
 
+use crate::dtype::Dtype;
 use crate::registry::{self, Family};
 use anyhow::Result;
 use clap::Args;
@@ -20,6 +21,8 @@ struct VariantOut {
     id: u32,
     name: String,
     summary: String,
+    /// The element types it runs in (`--dtype`): "fp16", and "bf16" where it has a bf16 form.
+    dtypes: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -59,6 +62,10 @@ struct FamilyOut {
     /// What the tool passes besides the kernel's arguments.
     plugin_call: &'static str,
     best: String,
+    /// The element types the family takes (`--dtype`).
+    dtypes: Vec<&'static str>,
+    /// The `--impl` choices that run in bf16 (empty: fp16 only).
+    bf16_impls: &'static [&'static str],
     dispatch: Vec<DispatchOut>,
     sweeps: &'static [&'static str],
     variants: Vec<VariantOut>,
@@ -89,6 +96,12 @@ fn describe(f: &Family) -> FamilyOut {
             "variant 0 and its stream"
         },
         best: format!("v{}", (f.best)()),
+        dtypes: Dtype::ALL
+            .into_iter()
+            .filter(|&d| f.takes(d))
+            .map(|d| d.name())
+            .collect(),
+        bf16_impls: f.bf16.map_or(&[], |b| b.impls),
         dispatch: f
             .dispatch
             .iter()
@@ -119,6 +132,11 @@ fn describe(f: &Family) -> FamilyOut {
                     id,
                     name: format!("v{id}"),
                     summary,
+                    dtypes: Dtype::ALL
+                        .into_iter()
+                        .filter(|&d| f.variants_in(d).contains(&id))
+                        .map(|d| d.name())
+                        .collect(),
                 }
             })
             .collect(),
@@ -151,6 +169,19 @@ fn render(f: &FamilyOut) -> String {
         "  your launcher (--plugin LIB.so[:SYMBOL]): extern \"C\" {}; the tool passes {}\n",
         f.plugin_launcher, f.plugin_call
     );
+    if f.dtypes.len() > 1 {
+        let with: Vec<&str> = f
+            .variants
+            .iter()
+            .filter(|v| v.dtypes.contains(&"bf16"))
+            .map(|v| v.name.as_str())
+            .collect();
+        out += &format!(
+            "  dtypes: fp16 (every variant); bf16 (--dtype bf16): {} (impls: {})\n",
+            with.join(", "),
+            f.bf16_impls.join(", ")
+        );
+    }
     out += &format!("  best = {}:\n", f.best);
     for d in &f.dispatch {
         out += &format!("    {}: {} ({})\n", d.shapes, d.runs, d.why);
@@ -158,7 +189,13 @@ fn render(f: &FamilyOut) -> String {
     let mut t = Table::new();
     t.load_preset(comfy_table::presets::NOTHING);
     for v in &f.variants {
-        t.add_row(vec![format!("    {}", v.name), v.summary.clone()]);
+        // A variant with forms in more dtypes than fp16 says so after its summary.
+        let summary = if v.dtypes.len() > 1 {
+            format!("{} [{}]", v.summary, v.dtypes.join(", "))
+        } else {
+            v.summary.clone()
+        };
+        t.add_row(vec![format!("    {}", v.name), summary]);
     }
     out += &format!("  variants:\n{t}\n");
     out

@@ -52,7 +52,10 @@ fn check_markdown(rows: &[CheckRow]) -> String {
     for f in crate::check::summarize(rows) {
         s += &format!(
             "| {} | {} | {} | {:.2e} |\n",
-            f.family, f.cases, f.passed, f.worst_rel_err
+            f.label(),
+            f.cases,
+            f.passed,
+            f.worst_rel_err
         );
     }
     for r in rows.iter().filter(|r| !r.passed) {
@@ -157,7 +160,9 @@ pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
     let rows = if s.is_interrupted() {
         Vec::new()
     } else {
-        check_cli::run_rows(&s.gpu, crate::registry::ALL, random, a.seed)?
+        // Every family in fp16, and the GEMM families' bf16 forms in bf16.
+        let dtypes = crate::dtype::Dtype::ALL;
+        check_cli::run_rows(&s.gpu, crate::registry::ALL, random, a.seed, &dtypes)?
     };
     lap("check", &mut phases);
 

@@ -3,6 +3,7 @@
 //! default shape (experiment "user"), so a report can show how they compare.
 
 use super::bench::{pick_variants, UserRun};
+use crate::dtype::Dtype;
 use crate::error::usage;
 use crate::measure::{BenchCase, MeasureConfig};
 use crate::registry::{self, BenchRequest, Family, ShapeFlags};
@@ -52,9 +53,10 @@ pub fn run(s: &mut Session, planned: Vec<Planned>, cfg: &MeasureConfig, seed: u6
         let req = BenchRequest {
             shape: p.family.resolve_shape(&ShapeFlags::default())?,
             impls: p.family.resolve_impls(&[])?,
-            variants: pick_variants("best", p.family)?,
+            variants: pick_variants("best", p.family, Dtype::F16)?,
             gelu: 0,
             seed,
+            dtype: Dtype::F16,
         };
         let mut cases = (p.family.bench_cases)(&req)?;
         let user = UserRun {

@@ -3,13 +3,16 @@
 use super::args::OutputArgs;
 use super::bench::{finish, open_session};
 use super::output::emit;
+use crate::dtype::Dtype;
+use crate::error::usage;
 use crate::sweeps::{self, Sweep, SweepOpts};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 #[derive(ValueEnum, Debug, Clone, Copy)]
 pub enum SweepName {
-    /// Square HGEMM 128..8192: ours (every variant at 2048-8192) and cuBLAS
+    /// Square HGEMM 128..8192: ours (every variant at 2048-8192) and cuBLAS; ours (best) and
+    /// cuBLAS in bf16 at 2048-8192
     Square,
     /// LLM projections: ours (best) vs cuBLAS, M = 256..8192 at (N, K) = 4096², 11008x4096,
     /// 4096x11008 and 14336x4096
@@ -53,16 +56,30 @@ pub struct SweepArgs {
     /// Hard cap on sampling time per case, ms (sweeps' default: 300)
     #[arg(long, allow_negative_numbers = true, value_name = "MS")]
     pub max_time_ms: Option<f64>,
+    /// Element type of the square and llm sweeps: fp16 (the square sweep adds bf16 pairs at
+    /// its large sizes), or bf16 (ours, best, against cuBLAS in bf16 at every shape)
+    #[arg(long, default_value = "fp16")]
+    pub dtype: String,
     #[command(flatten)]
     pub output: OutputArgs,
 }
 
 pub fn run(device: usize, a: &SweepArgs) -> Result<()> {
     a.output.validate()?;
+    let dtype = Dtype::parse(&a.dtype)?;
+    let sweep = a.which.sweep();
+    if !sweep.takes(dtype) {
+        return Err(usage(format!(
+            "--dtype {dtype}: the {} sweep runs in fp16 only (its unfused pairs, GEMVs and \
+             elementwise kernels have no {dtype} form); {dtype} runs in the square and llm sweeps",
+            sweep.name()
+        )));
+    }
     let mut opts = SweepOpts {
         quick: a.quick,
         verify: !a.no_verify,
         seed: a.seed,
+        dtype,
         ..SweepOpts::default()
     };
     if let Some(ms) = a.min_time_ms {

@@ -2,6 +2,7 @@
 //! case from the registry, which of the request's cases it is, and the cache mode. The child
 //! builds the same request with the same family code, so the case is the one that was timed.
 
+use crate::dtype::Dtype;
 use crate::measure::{BenchCase, CacheMode, CaseId};
 use crate::registry::{self, shape_flags, BenchRequest};
 use crate::results::schema::{Record, Shape};
@@ -18,6 +19,8 @@ pub struct Request<'a> {
     /// `--variant` as given ("best", "v3", "all", ...).
     pub variant: &'a str,
     pub gelu: Option<&'a str>,
+    /// The request's dtype (named in the arguments only when not fp16).
+    pub dtype: Dtype,
     pub seed: u64,
     pub kernel_file: Option<&'a Path>,
     pub symbol: Option<&'a str>,
@@ -37,6 +40,9 @@ impl Request<'_> {
         a.extend(["--variant".into(), self.variant.into()]);
         if let Some(g) = self.gelu {
             a.extend(["--gelu".into(), g.into()]);
+        }
+        if self.dtype != Dtype::F16 {
+            a.extend(["--dtype".into(), self.dtype.name().into()]);
         }
         a.extend(["--seed".into(), self.seed.to_string().into()]);
         if let Some(f) = self.kernel_file {
@@ -99,6 +105,7 @@ impl ProbeSpec {
             variants: vec![(f.best)()],
             gelu: 0,
             seed,
+            dtype: Dtype::F16,
         };
         let cases = (f.bench_cases)(&req).ok()?;
         let [case] = cases.as_slice() else {
@@ -144,6 +151,7 @@ impl ProbeSpec {
             && r.impl_ == self.id.impl_
             && r.variant == self.id.variant
             && r.shape == self.id.shape
+            && r.dtype == self.id.dtype
             && r.cache == self.cache.as_str()
     }
 
@@ -178,6 +186,7 @@ mod tests {
             impls: &impls,
             variant: "best",
             gelu: None,
+            dtype: Dtype::F16,
             seed: 7,
             kernel_file: Some(Path::new("k.cu")),
             symbol: Some("my_gemv"),
@@ -195,6 +204,7 @@ mod tests {
             variants: vec![(f.best)()],
             gelu: 0,
             seed: 7,
+            dtype: Dtype::F16,
         };
         let cases = (f.bench_cases)(&req).unwrap();
         let specs = ProbeSpec::for_cases(r.args(), &cases, CacheMode::Hot);
@@ -206,6 +216,49 @@ mod tests {
             specs[0].label(),
             format!("gemv ours v{} 1x4096x4096 (hot)", (f.best)())
         );
+    }
+
+    /// A bf16 request names its dtype for the child (fp16, the default, is left out), and its
+    /// spec takes the counters of the bf16 record alone, not the fp16 one of the same shape.
+    #[test]
+    fn a_bf16_request_keeps_its_dtype() {
+        let shape = Shape::Gemm {
+            m: 4096,
+            n: 4096,
+            k: 4096,
+        };
+        let r = Request {
+            family: "hgemm",
+            shape: Some(&shape),
+            variant: "best",
+            dtype: Dtype::Bf16,
+            seed: 1,
+            ..Request::default()
+        };
+        assert!(strs(&r.args()).contains("--variant best --dtype bf16 --seed 1"));
+        let f16 = Request {
+            dtype: Dtype::F16,
+            ..r.clone()
+        };
+        assert!(!strs(&f16.args()).contains("--dtype"));
+        let f = registry::find("hgemm").unwrap();
+        let req = BenchRequest {
+            shape: shape.clone(),
+            impls: vec!["ours".into()],
+            variants: vec![(f.best)()],
+            gelu: 0,
+            seed: 1,
+            dtype: Dtype::Bf16,
+        };
+        let cases = (f.bench_cases)(&req).unwrap();
+        let spec = &ProbeSpec::for_cases(r.args(), &cases, CacheMode::Cold)[0];
+        let mut rec = crate::results::schema::tests::fixture().records[0].clone();
+        (rec.kernel, rec.impl_, rec.variant) =
+            ("hgemm".into(), "ours".into(), spec.id.variant.clone());
+        (rec.shape, rec.cache, rec.dtype) = (shape.clone(), "cold".into(), "bf16".into());
+        assert!(spec.matches(&rec));
+        rec.dtype = "fp16".into();
+        assert!(!spec.matches(&rec));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! and download. Raw pointers for the C launchers come only from here.
 
 use super::Gpu;
+use crate::dtype::Elem;
 use crate::error::LabError;
 use crate::ffi;
 use anyhow::Result;
@@ -13,6 +14,9 @@ use std::ffi::c_void;
 /// fp16 quiet NaN with a payload no kernel produces: an output element still holding it
 /// after a run was never written.
 pub const POISON_F16: u16 = 0x7e5a;
+/// The same for bf16 outputs (a quiet NaN: exponent all ones, payload 0x55; kernels round NaN
+/// to 0x7fff). fp16's pattern read as bf16 would be a finite number.
+pub const POISON_BF16: u16 = 0x7fd5;
 
 /// Elements of poison kept before and after a guarded output (512 bytes of fp16 each side:
 /// the inner pointer keeps the allocation's 256-byte alignment).
@@ -115,8 +119,8 @@ impl<T: RandomFill> DevBuf<T> {
     }
 }
 
-impl DevBuf<f16> {
-    /// Fills with the poison NaN (before a checked run), guards included.
+impl<T: Elem> DevBuf<T> {
+    /// Fills with the poison NaN of T (before a checked run), guards included.
     pub fn poison(&self, gpu: &Gpu) -> Result<()> {
         let (base, _no_event) = self.slice.device_ptr(gpu.stream());
         // SAFETY: writes exactly the allocation's u16 values (the buffer and its guards).
@@ -124,7 +128,7 @@ impl DevBuf<f16> {
             ffi::rl_fill_bits_u16(
                 base as *mut c_void,
                 self.slice.len(),
-                POISON_F16,
+                T::POISON,
                 gpu.raw_stream(),
             )
         };
@@ -155,7 +159,7 @@ impl DevBuf<f16> {
         }
         let all = gpu.stream().clone_dtoh(&self.slice)?;
         let (g, n) = (self.guard, self.len());
-        let changed = |i: usize| all[i].to_bits() != POISON_F16;
+        let changed = |i: usize| all[i].to_bits() != T::POISON;
         // Before: the element nearest the buffer first (the likeliest off-by-one).
         let before = (0..g).rev().filter(|&i| changed(i)).collect::<Vec<_>>();
         let after = (g + n..all.len())

@@ -8,7 +8,7 @@ mod libs;
 mod profiler;
 mod props;
 
-pub use buffers::{DevBuf, RandomFill, POISON_F16};
+pub use buffers::{DevBuf, RandomFill, POISON_BF16, POISON_F16};
 pub use device::{built_cuda_version, describe, launch_error_string, seconds_from_env, Gpu, Timer};
 pub use libs::BlasHandles;
 pub use props::DeviceProps;

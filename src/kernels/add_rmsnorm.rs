@@ -304,7 +304,7 @@ pub const FAMILY: Family = Family {
     },
     check_shapes: check_rows,
     random_shape: random_rows,
-    check_cases: |s, vs, pick| {
+    check_cases: |s, vs, pick, _dtype| {
         let (r, h) = rows_of(s);
         per_variant(vs, |v| {
             Box::new(AddRmsNormCase::new(r, h, v, pick.seed_or(r * 7 + h)))
@@ -340,6 +340,7 @@ pub const FAMILY: Family = Family {
         "int rl_add_rmsnorm(int variant, const void *x, const void *res, const void *w, void *y, void *h, int rows, int hidden, float eps, void *stream)",
         None,
     ),
+    bf16: None,
 };
 
 #[cfg(test)]

@@ -391,7 +391,7 @@ pub const FAMILY: Family = Family {
     random_shape: |rng| Shape::Bytes {
         bytes: 2 * rng.gen_range(1..=1u64 << 21),
     },
-    check_cases: |s, vs, pick| {
+    check_cases: |s, vs, pick, _dtype| {
         let b = bytes_of(s);
         per_variant(vs, |v| Box::new(CopyCase::new(b, v, pick.seed_or(b))))
     },
@@ -418,4 +418,5 @@ pub const FAMILY: Family = Family {
         "int rl_copy(int variant, const void *src, void *dst, size_t bytes, void *stream)",
         None,
     ),
+    bf16: None,
 };

@@ -2,8 +2,10 @@
 //! C^T[n x m] = B^T[n x k] . A^T[k x m], and the bias (length n) runs along the column-major
 //! rows. GELU_BIAS gives gelu(A.B + bias) (tanh form); BIAS with beta = 1 on an input C holding
 //! the residual gives A.B + R + bias in one call (D = alpha A.B + beta C + bias), the library's
-//! form of GEMM+bias+residual. The algorithm is chosen once per shape.
+//! form of GEMM+bias+residual. The algorithm is chosen once per shape and dtype (fp16, or bf16
+//! with the bias, C and R in bf16 too: the epilogue families' bf16 references).
 
+use crate::dtype::Dtype;
 use crate::gpu::Gpu;
 use anyhow::{Context, Result};
 use cudarc::cublaslt::result as lt;
@@ -33,9 +35,17 @@ pub struct LtPlan {
 }
 
 impl LtPlan {
-    pub fn new(gpu: &Gpu, m: u64, n: u64, k: u64, epilogue: LtEpilogue) -> Result<Self> {
+    pub fn new(
+        gpu: &Gpu,
+        (m, n, k): (u64, u64, u64),
+        epilogue: LtEpilogue,
+        dtype: Dtype,
+    ) -> Result<Self> {
         let h = gpu.blas()?;
-        let f16 = cudaDataType::CUDA_R_16F;
+        let t = match dtype {
+            Dtype::F16 => cudaDataType::CUDA_R_16F,
+            Dtype::Bf16 => cudaDataType::CUDA_R_16BF,
+        };
         let desc = lt::create_matmul_desc(
             cublasComputeType_t::CUBLAS_COMPUTE_32F,
             cudaDataType::CUDA_R_32F,
@@ -53,7 +63,7 @@ impl LtPlan {
                 &epi as *const _ as *const c_void,
                 std::mem::size_of_val(&epi),
             )?;
-            let bias_type = f16;
+            let bias_type = t;
             lt::set_matmul_desc_attribute(
                 desc,
                 Attr::CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
@@ -62,9 +72,9 @@ impl LtPlan {
             )?;
         }
         // Column-major views: A' = B (n x k, ld n), B' = A (k x m, ld k), C' (n x m, ld n).
-        let a = lt::create_matrix_layout(f16, n, k, n as i64)?;
-        let b = lt::create_matrix_layout(f16, k, m, k as i64)?;
-        let c = lt::create_matrix_layout(f16, n, m, n as i64)?;
+        let a = lt::create_matrix_layout(t, n, k, n as i64)?;
+        let b = lt::create_matrix_layout(t, k, m, k as i64)?;
+        let c = lt::create_matrix_layout(t, n, m, n as i64)?;
         let pref = lt::create_matmul_pref()?;
         let ws = h.workspace_bytes();
         // SAFETY: all descriptors are live; the heuristic only reads them.
@@ -79,7 +89,9 @@ impl LtPlan {
             lt::destroy_matmul_pref(pref)?;
             r
         }
-        .with_context(|| format!("cuBLASLt has no {epilogue:?} algorithm for {m}x{n}x{k}"))?;
+        .with_context(|| {
+            format!("cuBLASLt has no {epilogue:?} algorithm for {m}x{n}x{k} in {dtype}")
+        })?;
         Ok(LtPlan {
             epilogue,
             desc,
@@ -95,7 +107,8 @@ impl LtPlan {
     ///
     /// # Safety
     /// a, b, bias, c (and residual for BiasResidual) must be device buffers of m*k, k*n, n and
-    /// m*n (m*n) fp16 elements for the shape this plan was made for; c must not overlap residual.
+    /// m*n (m*n) elements of the plan's dtype for the shape this plan was made for; c must not
+    /// overlap residual.
     pub unsafe fn launch(
         &self,
         gpu: &Gpu,

@@ -248,7 +248,7 @@ pub const RELU: Family = Family {
     work: |s| work::relu(elems_of(s)),
     check_shapes: check_sizes,
     random_shape: random_size,
-    check_cases: |s, vs, pick| {
+    check_cases: |s, vs, pick, _dtype| {
         let n = elems_of(s);
         per_variant(vs, |v| {
             Box::new(ElementwiseCase::new(Op::Relu, n, v, pick.seed_or(n)))
@@ -276,6 +276,7 @@ pub const RELU: Family = Family {
         "int rl_relu(int variant, const void *x, void *y, size_t n, void *stream)",
         None,
     ),
+    bf16: None,
 };
 
 /// rl_gelu's Rust type (bindgen'd from the public header into src/ffi.rs): what a GELU
@@ -290,7 +291,7 @@ pub const GELU: Family = Family {
     summary: "GELU over fp16 elements, tanh or erf form (records: gelu, gelu_erf)",
     takes_gelu: true,
     work: |s| work::gelu(elems_of(s)),
-    check_cases: |s, vs, pick| {
+    check_cases: |s, vs, pick, _dtype| {
         let n = elems_of(s);
         match pick {
             CheckPick::Fixed => [0, 1]

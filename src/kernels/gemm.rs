@@ -2,10 +2,11 @@
 //! against a float64 CPU reference and cuBLAS.
 
 use super::cublas_gemm::{gemm_row_major, gemm_shape, CublasGemmCase, Dtype, GemmSet};
+use crate::dtype::Elem;
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
-use crate::registry::{per_variant, random_dim, Dispatch, Family, ShapeKind};
+use crate::registry::{per_variant, random_dim, Bf16Forms, Dispatch, Family, ShapeKind};
 use crate::results::schema::Shape;
 use crate::roofline::{work, Work};
 use crate::user::plugin::LauncherAbi;
@@ -15,7 +16,7 @@ use crate::verify::gemm as check;
 use crate::verify::reference::Epilogue;
 use crate::verify::Tolerance;
 use anyhow::Result;
-use half::f16;
+use half::{bf16, f16};
 use rand_chacha::ChaCha8Rng;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
@@ -39,11 +40,45 @@ pub fn variants() -> Vec<(u32, String)> {
     )
 }
 
-/// Enqueues our HGEMM variant `v` on C = A . B.
-pub fn launch_hgemm(gpu: &Gpu, v: u32, s: &GemmSet<f16>, m: u64, n: u64, k: u64) -> Result<()> {
-    // SAFETY: GemmSet sized A m*k, B k*n, C m*n for this shape; the launcher checks the rest.
+/// The variant "best" resolves to in `dtype`: `best()`, or in bf16 the highest variant with a
+/// bf16 form should best have none (v12 is best and has one).
+pub fn best_in(dtype: Dtype) -> u32 {
+    let b = best();
+    if dtype == Dtype::F16 || takes_bf16(b) {
+        return b;
+    }
+    let with: Vec<u32> = variants()
+        .into_iter()
+        .map(|(v, _)| v)
+        .filter(|&v| takes_bf16(v))
+        .collect();
+    with.into_iter().max().unwrap_or(b)
+}
+
+/// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: v12 alone).
+pub fn takes_bf16(v: u32) -> bool {
+    // SAFETY: takes and returns an int; 0 out of range.
+    unsafe { ffi::rl_hgemm_variant_bf16(v as i32) == 1 }
+}
+
+/// Enqueues our HGEMM variant `v` on C = A . B, in the set's dtype (rl_hgemm, or rl_hgemm_bf16
+/// for a variant with a bf16 form).
+pub fn launch_hgemm<E: Elem>(
+    gpu: &Gpu,
+    v: u32,
+    s: &GemmSet<E>,
+    m: u64,
+    n: u64,
+    k: u64,
+) -> Result<()> {
+    let launcher = match E::DTYPE {
+        Dtype::F16 => ffi::rl_hgemm,
+        Dtype::Bf16 => ffi::rl_hgemm_bf16,
+    };
+    // SAFETY: GemmSet sized A m*k, B k*n, C m*n of E for this shape; the launcher checks the
+    // rest (a variant without a bf16 form is refused, cudaErrorInvalidValue).
     let code = unsafe {
-        ffi::rl_hgemm(
+        launcher(
             v as i32,
             s.a.ptr(gpu),
             s.b.ptr(gpu),
@@ -54,28 +89,29 @@ pub fn launch_hgemm(gpu: &Gpu, v: u32, s: &GemmSet<f16>, m: u64, n: u64, k: u64)
             gpu.raw_stream(),
         )
     };
-    gpu.check_launch(code, &format!("hgemm v{v}"), &gemm_shape(m, n, k).label())
+    let name = format!("hgemm v{v}{}", E::DTYPE.suffix());
+    gpu.check_launch(code, &name, &gemm_shape(m, n, k).label())
 }
 
-/// cuBLAS's result for set `s` in a fresh buffer (the library reference).
-pub fn cublas_reference(
+/// cuBLAS's result for set `s` in a fresh buffer (the library reference), in E's dtype.
+pub fn cublas_reference<E: Elem>(
     gpu: &Gpu,
-    a: &DevBuf<f16>,
-    b: &DevBuf<f16>,
+    a: &DevBuf<E>,
+    b: &DevBuf<E>,
     m: u64,
     n: u64,
     k: u64,
-) -> Result<DevBuf<f16>> {
+) -> Result<DevBuf<E>> {
     anyhow::ensure!(
         a.len() as u64 >= m * k && b.len() as u64 >= k * n,
         "cuBLAS reference: operands smaller than {m}x{n}x{k}"
     );
-    let out = DevBuf::<f16>::poisoned(gpu, (m * n) as usize, "cuBLAS reference")?;
-    // SAFETY: A and B hold at least m*k and k*n elements (checked above), out m*n.
+    let out = DevBuf::<E>::poisoned(gpu, (m * n) as usize, "cuBLAS reference")?;
+    // SAFETY: A and B hold at least m*k and k*n elements of E (checked above), out m*n.
     unsafe {
         gemm_row_major(
             gpu,
-            Dtype::F16,
+            E::DTYPE,
             a.ptr(gpu),
             b.ptr(gpu),
             out.ptr(gpu),
@@ -87,19 +123,21 @@ pub fn cublas_reference(
     Ok(out)
 }
 
-pub struct HgemmCase {
+/// Our HGEMM variant at one shape, in E's dtype (fp16; bf16 for a variant with a bf16 form).
+pub struct HgemmCase<E: Elem = f16> {
     pub m: u64,
     pub n: u64,
     pub k: u64,
     pub variant: u32,
     pub seed: u64,
-    sets: Vec<GemmSet<f16>>,
-    /// A user's kernel run in place of ours (impl "user").
+    sets: Vec<GemmSet<E>>,
+    /// A user's kernel run in place of ours (impl "user"; fp16 only).
     user: Option<Arc<UserKernel>>,
 }
 
-impl HgemmCase {
-    pub fn new(m: u64, n: u64, k: u64, variant: u32, seed: u64) -> Self {
+impl<E: Elem> HgemmCase<E> {
+    /// Variant `variant` at (m, n, k) in E's dtype.
+    pub fn typed(m: u64, n: u64, k: u64, variant: u32, seed: u64) -> Self {
         HgemmCase {
             m,
             n,
@@ -110,6 +148,13 @@ impl HgemmCase {
             user: None,
         }
     }
+}
+
+impl HgemmCase {
+    /// The fp16 case.
+    pub fn new(m: u64, n: u64, k: u64, variant: u32, seed: u64) -> Self {
+        Self::typed(m, n, k, variant, seed)
+    }
     pub fn user(m: u64, n: u64, k: u64, kernel: Arc<UserKernel>, seed: u64) -> Self {
         HgemmCase {
             user: Some(kernel),
@@ -118,8 +163,21 @@ impl HgemmCase {
     }
 }
 
+/// Our HGEMM variant `v` at (m, n, k) in `dtype`, boxed (the dtype's case type).
+pub fn hgemm_case(m: u64, n: u64, k: u64, v: u32, seed: u64, dtype: Dtype) -> Box<dyn BenchCase> {
+    match dtype {
+        Dtype::F16 => Box::new(HgemmCase::<f16>::typed(m, n, k, v, seed)),
+        Dtype::Bf16 => Box::new(HgemmCase::<bf16>::typed(m, n, k, v, seed)),
+    }
+}
+
 /// Launches a user's GEMM-signature kernel on set `s` (A, B, C, M, N, K).
-pub fn launch_user_gemm(gpu: &Gpu, u: &UserKernel, s: &GemmSet<f16>, shape: &Shape) -> Result<()> {
+pub fn launch_user_gemm<E: Elem>(
+    gpu: &Gpu,
+    u: &UserKernel,
+    s: &GemmSet<E>,
+    shape: &Shape,
+) -> Result<()> {
     let (m, n, k) = dims(shape);
     let args = [
         Arg::Ptr(s.a.ptr(gpu)),
@@ -132,13 +190,15 @@ pub fn launch_user_gemm(gpu: &Gpu, u: &UserKernel, s: &GemmSet<f16>, shape: &Sha
     u.launch(gpu, shape, &args)
 }
 
-impl BenchCase for HgemmCase {
+impl<E: Elem> BenchCase for HgemmCase<E> {
     fn id(&self) -> CaseId {
         let shape = gemm_shape(self.m, self.n, self.k);
-        match &self.user {
+        let mut id = match &self.user {
             Some(u) => CaseId::new("hgemm", "user", &user::variant_label(u), shape),
             None => CaseId::new("hgemm", "ours", &format!("v{}", self.variant), shape),
-        }
+        };
+        id.dtype = E::DTYPE.name().into();
+        id
     }
     fn work(&self) -> Work {
         work::gemm(self.m, self.n, self.k)
@@ -241,7 +301,8 @@ type Launcher = unsafe extern "C" fn(
 pub const FAMILY: Family = Family {
     name: "hgemm",
     aliases: &["gemm"],
-    summary: "Tensor Core HGEMM C = A.B (row-major fp16, fp32 accumulation): ours and cuBLAS",
+    summary: "Tensor Core HGEMM C = A.B (row-major fp16, or bf16 with --dtype bf16; fp32 \
+              accumulation): ours and cuBLAS",
     shape: ShapeKind::Gemm {
         m: 4096,
         n: 4096,
@@ -301,6 +362,24 @@ pub const FAMILY: Family = Family {
                    16-byte path",
             why: "the fastest WMMA tile per shape by v6's cost model",
         },
+        Dispatch {
+            shapes: "bf16 (--dtype bf16, v12 only): where v12's kernel runs in fp16",
+            runs: "the same warp-specialized kernel in bf16 (wgmma .bf16, bf16 tensor maps and \
+                   stores; cuda/gemm/bf16_paths.cuh)",
+            why: "the same instructions but the type: predicted at fp16's ratio to cuBLAS (the \
+                  tensor cores' bf16 rate is fp16's); not yet measured",
+        },
+        Dispatch {
+            shapes: "bf16: every other shape on the 16-byte path (any M)",
+            runs: "v9's 128x64 wgmma tile over all of K, in bf16 (sm_90a)",
+            why: "one bf16 tile for the shapes fp16 splits among the slabs, v10 and the WMMA \
+                  tiles, none of which has a bf16 form",
+        },
+        Dispatch {
+            shapes: "bf16: N or K not a multiple of 8, unaligned operands, or no sm_90a",
+            runs: "v1's WMMA kernel with bf16 fragments",
+            why: "correct at every shape (the check's awkward ones), not fast",
+        },
     ],
     work: |s| {
         let (m, n, k) = dims(s);
@@ -313,21 +392,19 @@ pub const FAMILY: Family = Family {
             .collect()
     },
     random_shape: random_gemm_shape,
-    check_cases: |s, vs, pick| {
+    check_cases: |s, vs, pick, dtype| {
         let (m, n, k) = dims(s);
-        per_variant(vs, |v| {
-            Box::new(HgemmCase::new(m, n, k, v, pick.seed_or(m + n)))
-        })
+        per_variant(vs, |v| hgemm_case(m, n, k, v, pick.seed_or(m + n), dtype))
     },
     bench_cases: |r| {
         let (m, n, k) = dims(&r.shape);
         let mut out: Vec<Box<dyn BenchCase>> = Vec::new();
         for imp in &r.impls {
             match imp.as_str() {
-                "cublas" => out.push(Box::new(CublasGemmCase::new(m, n, k, Dtype::F16, r.seed))),
+                "cublas" => out.push(Box::new(CublasGemmCase::new(m, n, k, r.dtype, r.seed))),
                 _ => {
                     for &v in &r.variants {
-                        out.push(Box::new(HgemmCase::new(m, n, k, v, r.seed)));
+                        out.push(hgemm_case(m, n, k, v, r.seed, r.dtype));
                     }
                 }
             }
@@ -354,4 +431,47 @@ pub const FAMILY: Family = Family {
         "int rl_hgemm(int variant, const void *A, const void *B, void *C, int M, int N, int K, void *stream)",
         None,
     ),
+    bf16: Some(Bf16Forms {
+        variant: takes_bf16,
+        impls: &["ours", "cublas"],
+    }),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::{gemm_gelu, gemm_residual};
+    use std::ptr::{null, null_mut};
+
+    /// The C tables' bf16 column: each family's best variant (its last step) alone has a bf16
+    /// form, and a bf16 launch of any other variant is refused before anything is launched
+    /// (cudaErrorInvalidValue, no GPU touched), as is one with bad arguments.
+    #[test]
+    fn only_the_best_variants_have_bf16_launchers() {
+        let with = |f: fn(u32) -> bool, n: usize| (1..=n as u32 + 1).filter(|&v| f(v)).collect();
+        let with: Vec<Vec<u32>> = vec![
+            with(takes_bf16, variants().len()),
+            with(gemm_gelu::takes_bf16, gemm_gelu::variants().len()),
+            with(gemm_residual::takes_bf16, gemm_residual::variants().len()),
+        ];
+        assert_eq!(with, [[BEST], [gemm_gelu::BEST], [gemm_residual::BEST]]);
+        assert!(!takes_bf16(0) && !takes_bf16(u32::MAX));
+        assert_eq!(best_in(Dtype::Bf16), BEST);
+        assert_eq!(best_in(Dtype::F16), best());
+        let p = 16 as *mut c_void; // never dereferenced: the launchers refuse first
+        let s = null_mut();
+        // SAFETY: every call below is refused by the launcher's argument checks (a variant
+        // without a bf16 form, or a null pointer) before any pointer is used or work enqueued.
+        unsafe {
+            assert_eq!(ffi::rl_hgemm_bf16(11, p, p, p, 8, 8, 8, s), 1);
+            assert_eq!(ffi::rl_hgemm_bf16(BEST as i32, null(), p, p, 8, 8, 8, s), 1);
+            assert_eq!(ffi::rl_hgemm_bf16(BEST as i32, p, p, p, 0, 8, 8, s), 1);
+            assert_eq!(ffi::rl_gemm_bias_gelu_bf16(4, p, p, p, p, 8, 8, 8, 0, s), 1);
+            assert_eq!(ffi::rl_gemm_bias_gelu_bf16(5, p, p, p, p, 8, 8, 8, 2, s), 1);
+            assert_eq!(ffi::rl_gemm_residual_bf16(4, p, p, p, p, p, 8, 8, 8, s), 1);
+            // C and R overlapping (the same buffer)
+            let (c, r) = (256 as *mut c_void, 256 as *const c_void);
+            assert_eq!(ffi::rl_gemm_residual_bf16(5, p, p, p, r, c, 8, 8, 8, s), 1);
+        }
+    }
+}

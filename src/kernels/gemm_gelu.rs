@@ -4,12 +4,13 @@
 
 use super::cublas_gemm::{gemm_row_major, gemm_shape, random_bias, Dtype, GemmSet};
 use super::cublaslt::{LtEpilogue, LtPlan};
-use super::gemm::{self, launch_hgemm, HgemmCase};
+use super::gemm::{self, hgemm_case, launch_hgemm};
+use crate::dtype::Elem;
 use crate::error::usage;
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
-use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
+use crate::registry::{Bf16Forms, CheckPick, Dispatch, Family, ShapeKind};
 use crate::roofline::{work, Work};
 use crate::user::plugin::LauncherAbi;
 use crate::user::signature::{p, ParamKind::*};
@@ -17,8 +18,8 @@ use crate::user::{self, Arg, UserKernel};
 use crate::verify::gemm as check;
 use crate::verify::reference::Epilogue;
 use crate::verify::Tolerance;
-use anyhow::Result;
-use half::f16;
+use anyhow::{bail, Result};
+use half::{bf16, f16};
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
@@ -70,6 +71,12 @@ pub fn variants() -> Vec<(u32, String)> {
     )
 }
 
+/// Whether fused variant `v` has a bf16 form (its table's bf16 column: v5 alone).
+pub fn takes_bf16(v: u32) -> bool {
+    // SAFETY: takes and returns an int; 0 out of range.
+    unsafe { ffi::rl_gemm_bias_gelu_variant_bf16(v as i32) == 1 }
+}
+
 /// The HGEMM variant whose kernels fused variant `v` runs (its plain twin): what the unfused
 /// pair and the plain GEMM beside it run, so that the three compare one main loop.
 pub fn plain_variant(v: u32) -> u32 {
@@ -84,12 +91,14 @@ pub fn gelu_name(kind: i32) -> &'static str {
     }
 }
 
-struct GeluSet {
-    g: GemmSet<f16>,
-    bias: DevBuf<f16>,
+struct GeluSet<E: Elem> {
+    g: GemmSet<E>,
+    bias: DevBuf<E>,
 }
 
-pub struct GemmGeluCase {
+/// One implementation of GEMM+bias+GELU at one shape, in E's dtype (fp16; bf16 for the fused
+/// variants with a bf16 form and cuBLASLt: the unfused pair's bias+GELU kernel is fp16 only).
+pub struct GemmGeluCase<E: Elem = f16> {
     pub m: u64,
     pub n: u64,
     pub k: u64,
@@ -97,14 +106,29 @@ pub struct GemmGeluCase {
     /// 0 = tanh approximation, 1 = erf.
     pub gelu_kind: i32,
     pub seed: u64,
-    sets: Vec<GeluSet>,
+    sets: Vec<GeluSet<E>>,
     lt: Option<LtPlan>,
-    /// A user's kernel run in place of ours (impl "user").
+    /// A user's kernel run in place of ours (impl "user"; fp16 only).
     user: Option<Arc<UserKernel>>,
 }
 
-impl GemmGeluCase {
-    pub fn new(m: u64, n: u64, k: u64, imp: GeluImpl, gelu_kind: i32, seed: u64) -> Self {
+/// `imp` at (m, n, k) with GELU form `kind` in `dtype`, boxed (the dtype's case type).
+pub fn gemm_gelu_case(
+    (m, n, k): (u64, u64, u64),
+    imp: GeluImpl,
+    kind: i32,
+    seed: u64,
+    dtype: Dtype,
+) -> Box<dyn BenchCase> {
+    match dtype {
+        Dtype::F16 => Box::new(GemmGeluCase::<f16>::typed(m, n, k, imp, kind, seed)),
+        Dtype::Bf16 => Box::new(GemmGeluCase::<bf16>::typed(m, n, k, imp, kind, seed)),
+    }
+}
+
+impl<E: Elem> GemmGeluCase<E> {
+    /// `imp` at (m, n, k) in E's dtype.
+    pub fn typed(m: u64, n: u64, k: u64, imp: GeluImpl, gelu_kind: i32, seed: u64) -> Self {
         GemmGeluCase {
             m,
             n,
@@ -117,23 +141,14 @@ impl GemmGeluCase {
             user: None,
         }
     }
-    pub fn user(
-        m: u64,
-        n: u64,
-        k: u64,
-        kernel: Arc<UserKernel>,
-        gelu_kind: i32,
-        seed: u64,
-    ) -> Self {
-        GemmGeluCase {
-            user: Some(kernel),
-            ..Self::new(m, n, k, GeluImpl::Fused(0), gelu_kind, seed)
-        }
-    }
 
-    fn bias_gelu(&self, gpu: &Gpu, s: &GeluSet) -> Result<()> {
+    fn bias_gelu(&self, gpu: &Gpu, s: &GeluSet<E>) -> Result<()> {
+        if E::DTYPE != Dtype::F16 {
+            bail!("the unfused bias+GELU kernel (rl_bias_gelu) runs in fp16 only");
+        }
         let c = s.g.c.ptr(gpu);
-        // SAFETY: C holds m*n, bias n elements; in place is allowed by the contract.
+        // SAFETY: C holds m*n, bias n fp16 elements (checked above); in place is allowed by the
+        // contract.
         let code = unsafe {
             ffi::rl_bias_gelu(
                 c,
@@ -149,7 +164,27 @@ impl GemmGeluCase {
     }
 }
 
-impl BenchCase for GemmGeluCase {
+impl GemmGeluCase {
+    /// The fp16 case.
+    pub fn new(m: u64, n: u64, k: u64, imp: GeluImpl, gelu_kind: i32, seed: u64) -> Self {
+        Self::typed(m, n, k, imp, gelu_kind, seed)
+    }
+    pub fn user(
+        m: u64,
+        n: u64,
+        k: u64,
+        kernel: Arc<UserKernel>,
+        gelu_kind: i32,
+        seed: u64,
+    ) -> Self {
+        GemmGeluCase {
+            user: Some(kernel),
+            ..Self::new(m, n, k, GeluImpl::Fused(0), gelu_kind, seed)
+        }
+    }
+}
+
+impl<E: Elem> BenchCase for GemmGeluCase<E> {
     fn id(&self) -> CaseId {
         let mut id = CaseId::new(
             "gemm_bias_gelu",
@@ -164,6 +199,7 @@ impl BenchCase for GemmGeluCase {
             id.impl_ = "user".into();
             id.variant = user::variant_label(u);
         }
+        id.dtype = E::DTYPE.name().into();
         id
     }
     fn work(&self) -> Work {
@@ -181,13 +217,8 @@ impl BenchCase for GemmGeluCase {
             self.sets.push(GeluSet { g, bias });
         }
         if self.imp == GeluImpl::Cublaslt && self.lt.is_none() {
-            self.lt = Some(LtPlan::new(
-                gpu,
-                self.m,
-                self.n,
-                self.k,
-                LtEpilogue::GeluBias,
-            )?);
+            let shape = (self.m, self.n, self.k);
+            self.lt = Some(LtPlan::new(gpu, shape, LtEpilogue::GeluBias, E::DTYPE)?);
         }
         // One eager launch: one-time kernel attributes stay out of any graph capture.
         self.launch(gpu, 0)
@@ -210,9 +241,14 @@ impl BenchCase for GemmGeluCase {
         }
         match self.imp {
             GeluImpl::Fused(v) => {
-                // SAFETY: buffers sized for (m, n, k) in prepare().
+                let launcher = match E::DTYPE {
+                    Dtype::F16 => ffi::rl_gemm_bias_gelu,
+                    Dtype::Bf16 => ffi::rl_gemm_bias_gelu_bf16,
+                };
+                // SAFETY: buffers sized for (m, n, k) in prepare(), of E; the launcher refuses
+                // a variant without a form in E's dtype.
                 let code = unsafe {
-                    ffi::rl_gemm_bias_gelu(
+                    launcher(
                         v as i32,
                         s.g.a.ptr(gpu),
                         s.g.b.ptr(gpu),
@@ -227,7 +263,7 @@ impl BenchCase for GemmGeluCase {
                 };
                 gpu.check_launch(
                     code,
-                    &format!("gemm_bias_gelu v{v}"),
+                    &format!("gemm_bias_gelu v{v}{}", E::DTYPE.suffix()),
                     &gemm_shape(m, n, k).label(),
                 )
             }
@@ -240,7 +276,7 @@ impl BenchCase for GemmGeluCase {
                 unsafe {
                     gemm_row_major(
                         gpu,
-                        Dtype::F16,
+                        E::DTYPE,
                         s.g.a.ptr(gpu),
                         s.g.b.ptr(gpu),
                         s.g.c.ptr(gpu),
@@ -358,6 +394,12 @@ pub const FAMILY: Family = Family {
             runs: "the lean loop with its last k-step's stage offset opaque (fused form)",
             why: "keeps the copies' source registers apart at 255 registers (VK: -2.3% at 4096^3)",
         },
+        Dispatch {
+            shapes: "bf16 (--dtype bf16, v5 only)",
+            runs: "hgemm's bf16 paths (v12's kernel, else v9's tile at any M, else v1's) with \
+                   the functor in bf16, the bias in bf16",
+            why: "the fp16 kernels' bf16 forms; not yet measured",
+        },
     ],
     work: |s| {
         let (m, n, k) = gemm::dims(s);
@@ -365,9 +407,9 @@ pub const FAMILY: Family = Family {
     },
     check_shapes: gemm::epilogue_check_shapes,
     random_shape: gemm::random_gemm_shape,
-    check_cases: |s, vs, pick| {
+    check_cases: |s, vs, pick, dtype| {
         let (m, n, k) = gemm::dims(s);
-        let case = |imp, kind, seed| Box::new(GemmGeluCase::new(m, n, k, imp, kind, seed)) as _;
+        let case = |imp, kind, seed| gemm_gelu_case((m, n, k), imp, kind, seed, dtype);
         let mut out: Vec<Box<dyn BenchCase>> = Vec::new();
         match pick {
             CheckPick::Random { i, seed } => {
@@ -378,8 +420,11 @@ pub const FAMILY: Family = Family {
                     for &v in vs {
                         out.push(case(GeluImpl::Fused(v), kind, m + k));
                     }
-                    out.push(case(GeluImpl::Unfused(gemm::best()), kind, m));
-                    out.push(case(GeluImpl::UnfusedCublas, kind, k));
+                    // The unfused pair's bias+GELU kernel is fp16 only.
+                    if dtype == Dtype::F16 {
+                        out.push(case(GeluImpl::Unfused(gemm::best()), kind, m));
+                        out.push(case(GeluImpl::UnfusedCublas, kind, k));
+                    }
                 }
                 out.push(case(GeluImpl::Cublaslt, 0, n));
             }
@@ -395,7 +440,7 @@ pub const FAMILY: Family = Family {
                 "plain" => {
                     for &v in &r.variants {
                         let p = plain_variant(v);
-                        out.push(Box::new(HgemmCase::new(m, n, k, p, r.seed)));
+                        out.push(hgemm_case(m, n, k, p, r.seed, r.dtype));
                     }
                     continue;
                 }
@@ -415,7 +460,7 @@ pub const FAMILY: Family = Family {
                 _ => vec![GeluImpl::Cublaslt],
             };
             for i in imps {
-                out.push(Box::new(GemmGeluCase::new(m, n, k, i, r.gelu, r.seed)));
+                out.push(gemm_gelu_case((m, n, k), i, r.gelu, r.seed, r.dtype));
             }
         }
         Ok(out)
@@ -442,6 +487,11 @@ pub const FAMILY: Family = Family {
         "int rl_gemm_bias_gelu(int variant, const void *A, const void *B, const void *bias, void *C, int M, int N, int K, int gelu_kind, void *stream)",
         None,
     ),
+    // The unfused pair's bias+GELU kernel (rl_bias_gelu) is fp16 only: no unfused forms.
+    bf16: Some(Bf16Forms {
+        variant: takes_bf16,
+        impls: &["fused", "plain", "cublaslt"],
+    }),
 };
 
 #[cfg(test)]

@@ -5,13 +5,14 @@
 //! call: the same math). This module is the whole family on the Rust side: its work model, its
 //! case and its registry entry (the float64 reference is the GEMM family's, with this epilogue).
 
-use super::cublas_gemm::{gemm_shape, random_bias, GemmSet};
+use super::cublas_gemm::{gemm_shape, random_bias, Dtype, GemmSet};
 use super::cublaslt::{LtEpilogue, LtPlan};
-use super::gemm::{self, HgemmCase};
+use super::gemm::{self, hgemm_case};
+use crate::dtype::Elem;
 use crate::ffi;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::{BenchCase, CaseId, Verification};
-use crate::registry::{CheckPick, Dispatch, Family, ShapeKind};
+use crate::registry::{Bf16Forms, CheckPick, Dispatch, Family, ShapeKind};
 use crate::roofline::work::{self, F16};
 use crate::roofline::{ComputeUnit, Work};
 use crate::user::plugin::LauncherAbi;
@@ -21,7 +22,7 @@ use crate::verify::gemm as check;
 use crate::verify::reference::Epilogue;
 use crate::verify::Tolerance;
 use anyhow::Result;
-use half::f16;
+use half::{bf16, f16};
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
@@ -43,13 +44,19 @@ pub fn variants() -> Vec<(u32, String)> {
     )
 }
 
+/// Whether variant `v` has a bf16 form (its table's bf16 column: v5 alone).
+pub fn takes_bf16(v: u32) -> bool {
+    // SAFETY: takes and returns an int; 0 out of range.
+    unsafe { ffi::rl_gemm_residual_variant_bf16(v as i32) == 1 }
+}
+
 /// The HGEMM variant whose kernels variant `v` runs (its plain twin): the plain GEMM beside it.
 pub fn plain_variant(v: u32) -> u32 {
     super::variants::plain_twin(ffi::rl_gemm_residual_plain_variant, v)
 }
 
 /// The GEMM, plus an add of the bias and one of the residual per output (2mn FLOPs); A, B, the
-/// bias and R read once, C written once.
+/// bias and R read once, C written once (2 bytes each in fp16 and bf16 alike).
 pub fn work(m: u64, n: u64, k: u64) -> Work {
     let g = work::gemm(m, n, k);
     let (n, mn) = (n as f64, m as f64 * n as f64);
@@ -68,27 +75,56 @@ pub enum ResidualImpl {
     Cublaslt,
 }
 
-struct Set {
-    g: GemmSet<f16>,
-    bias: DevBuf<f16>,
-    residual: DevBuf<f16>,
+struct Set<E: Elem> {
+    g: GemmSet<E>,
+    bias: DevBuf<E>,
+    residual: DevBuf<E>,
 }
 
-pub struct GemmResidualCase {
+/// One implementation of GEMM+bias+residual at one shape, in E's dtype (fp16; bf16 for the
+/// variants with a bf16 form and cuBLASLt, with the bias and R in bf16 too).
+pub struct GemmResidualCase<E: Elem = f16> {
     pub m: u64,
     pub n: u64,
     pub k: u64,
     pub imp: ResidualImpl,
     pub seed: u64,
-    sets: Vec<Set>,
+    sets: Vec<Set<E>>,
     /// The library's plan: its implementation, and every other's reference.
     lt: Option<LtPlan>,
-    /// A user's kernel run in place of ours (impl "user").
+    /// A user's kernel run in place of ours (impl "user"; fp16 only).
     user: Option<Arc<UserKernel>>,
 }
 
+/// `imp` at (m, n, k) in `dtype`, boxed (the dtype's case type).
+pub fn residual_case(
+    (m, n, k): (u64, u64, u64),
+    imp: ResidualImpl,
+    seed: u64,
+    dtype: Dtype,
+) -> Box<dyn BenchCase> {
+    match dtype {
+        Dtype::F16 => Box::new(GemmResidualCase::<f16>::typed(m, n, k, imp, seed)),
+        Dtype::Bf16 => Box::new(GemmResidualCase::<bf16>::typed(m, n, k, imp, seed)),
+    }
+}
+
 impl GemmResidualCase {
+    /// The fp16 case.
     pub fn new(m: u64, n: u64, k: u64, imp: ResidualImpl, seed: u64) -> Self {
+        Self::typed(m, n, k, imp, seed)
+    }
+    pub fn user(m: u64, n: u64, k: u64, kernel: Arc<UserKernel>, seed: u64) -> Self {
+        GemmResidualCase {
+            user: Some(kernel),
+            ..Self::new(m, n, k, ResidualImpl::Ours(0), seed)
+        }
+    }
+}
+
+impl<E: Elem> GemmResidualCase<E> {
+    /// `imp` at (m, n, k) in E's dtype.
+    pub fn typed(m: u64, n: u64, k: u64, imp: ResidualImpl, seed: u64) -> Self {
         GemmResidualCase {
             m,
             n,
@@ -100,25 +136,20 @@ impl GemmResidualCase {
             user: None,
         }
     }
-    pub fn user(m: u64, n: u64, k: u64, kernel: Arc<UserKernel>, seed: u64) -> Self {
-        GemmResidualCase {
-            user: Some(kernel),
-            ..Self::new(m, n, k, ResidualImpl::Ours(0), seed)
-        }
-    }
 
-    /// Makes the cuBLASLt plan once (cuBLASLt picks its algorithm per shape).
+    /// Makes the cuBLASLt plan once (cuBLASLt picks its algorithm per shape and dtype).
     fn ensure_plan(&mut self, gpu: &Gpu) -> Result<()> {
         if self.lt.is_none() {
-            let plan = LtPlan::new(gpu, self.m, self.n, self.k, LtEpilogue::BiasResidual)?;
+            let shape = (self.m, self.n, self.k);
+            let plan = LtPlan::new(gpu, shape, LtEpilogue::BiasResidual, E::DTYPE)?;
             self.lt = Some(plan);
         }
         Ok(())
     }
 
     /// cuBLASLt's result for set 0 in a fresh buffer (the library reference).
-    fn library_reference(&mut self, gpu: &Gpu) -> Result<DevBuf<f16>> {
-        let out = DevBuf::<f16>::poisoned(gpu, (self.m * self.n) as usize, "cuBLASLt reference")?;
+    fn library_reference(&mut self, gpu: &Gpu) -> Result<DevBuf<E>> {
+        let out = DevBuf::<E>::poisoned(gpu, (self.m * self.n) as usize, "cuBLASLt reference")?;
         self.ensure_plan(gpu)?;
         let (s, plan) = (&self.sets[0], self.lt.as_ref().expect("made above"));
         // SAFETY: the set's buffers and `out` are sized for the plan's shape.
@@ -136,16 +167,18 @@ impl GemmResidualCase {
     }
 }
 
-impl BenchCase for GemmResidualCase {
+impl<E: Elem> BenchCase for GemmResidualCase<E> {
     fn id(&self) -> CaseId {
         let shape = gemm_shape(self.m, self.n, self.k);
-        match (&self.user, self.imp) {
+        let mut id = match (&self.user, self.imp) {
             (Some(u), _) => CaseId::new("gemm_residual", "user", &user::variant_label(u), shape),
             (None, ResidualImpl::Ours(v)) => {
                 CaseId::new("gemm_residual", "ours", &format!("v{v}"), shape)
             }
             (None, ResidualImpl::Cublaslt) => CaseId::new("gemm_residual", "cublaslt", "", shape),
-        }
+        };
+        id.dtype = E::DTYPE.name().into();
+        id
     }
     fn work(&self) -> Work {
         work(self.m, self.n, self.k)
@@ -195,9 +228,14 @@ impl BenchCase for GemmResidualCase {
         }
         match self.imp {
             ResidualImpl::Ours(v) => {
-                // SAFETY: buffers sized for (m, n, k) in prepare(); R and C are distinct.
+                let launcher = match E::DTYPE {
+                    Dtype::F16 => ffi::rl_gemm_residual,
+                    Dtype::Bf16 => ffi::rl_gemm_residual_bf16,
+                };
+                // SAFETY: buffers sized for (m, n, k) in prepare(), of E; R and C are distinct;
+                // the launcher refuses a variant without a form in E's dtype.
                 let code = unsafe {
-                    ffi::rl_gemm_residual(
+                    launcher(
                         v as i32,
                         a,
                         b,
@@ -211,7 +249,8 @@ impl BenchCase for GemmResidualCase {
                     )
                 };
                 let shape = gemm_shape(m, n, k).label();
-                gpu.check_launch(code, &format!("gemm_residual v{v}"), &shape)
+                let name = format!("gemm_residual v{v}{}", E::DTYPE.suffix());
+                gpu.check_launch(code, &name, &shape)
             }
             ResidualImpl::Cublaslt => {
                 let plan = self.lt.as_ref().expect("plan made in prepare");
@@ -309,6 +348,12 @@ pub const FAMILY: Family = Family {
             runs: "the lean loop in the fused family's form (last k-step's stage offset opaque)",
             why: "as GEMM+bias+GELU v4; ptxas: 254 registers, no spill",
         },
+        Dispatch {
+            shapes: "bf16 (--dtype bf16, v5 only)",
+            runs: "hgemm's bf16 paths (v12's kernel, else v9's tile at any M, else v1's) with \
+                   the functor in bf16, bias and R in bf16",
+            why: "the fp16 kernels' bf16 forms; not yet measured",
+        },
     ],
     work: |s| {
         let (m, n, k) = gemm::dims(s);
@@ -316,9 +361,9 @@ pub const FAMILY: Family = Family {
     },
     check_shapes: gemm::epilogue_check_shapes,
     random_shape: gemm::random_gemm_shape,
-    check_cases: |s, vs, pick| {
+    check_cases: |s, vs, pick, dtype| {
         let (m, n, k) = gemm::dims(s);
-        let case = |imp, seed| Box::new(GemmResidualCase::new(m, n, k, imp, seed)) as _;
+        let case = |imp, seed| residual_case((m, n, k), imp, seed, dtype);
         let mut out: Vec<Box<dyn BenchCase>> = Vec::new();
         for &v in vs {
             out.push(case(ResidualImpl::Ours(v), pick.seed_or(m + k)));
@@ -337,18 +382,18 @@ pub const FAMILY: Family = Family {
                 "plain" => {
                     for &v in &r.variants {
                         let p = plain_variant(v);
-                        out.push(Box::new(HgemmCase::new(m, n, k, p, r.seed)));
+                        out.push(hgemm_case(m, n, k, p, r.seed, r.dtype));
                     }
                 }
                 "ours" => {
                     for &v in &r.variants {
                         let imp = ResidualImpl::Ours(v);
-                        out.push(Box::new(GemmResidualCase::new(m, n, k, imp, r.seed)));
+                        out.push(residual_case((m, n, k), imp, r.seed, r.dtype));
                     }
                 }
                 _ => {
                     let imp = ResidualImpl::Cublaslt;
-                    out.push(Box::new(GemmResidualCase::new(m, n, k, imp, r.seed)));
+                    out.push(residual_case((m, n, k), imp, r.seed, r.dtype));
                 }
             }
         }
@@ -376,6 +421,10 @@ pub const FAMILY: Family = Family {
         "int rl_gemm_residual(int variant, const void *A, const void *B, const void *bias, const void *R, void *C, int M, int N, int K, void *stream)",
         None,
     ),
+    bf16: Some(Bf16Forms {
+        variant: takes_bf16,
+        impls: &["ours", "plain", "cublaslt"],
+    }),
 };
 
 #[cfg(test)]

@@ -296,7 +296,7 @@ pub const FAMILY: Family = Family {
         n: random_dim(rng, 5000),
         k: random_dim(rng, 5000),
     },
-    check_cases: |s, vs, pick| {
+    check_cases: |s, vs, pick, _dtype| {
         let (m, n, k) = super::gemm::dims(s);
         let seed = pick.seed_or(n + k);
         per_variant(vs, |v| {
@@ -345,4 +345,5 @@ pub const FAMILY: Family = Family {
         "int rl_gemv(int variant, const void *x, const void *W, void *y, void *workspace, int M, int N, int K, void *stream)",
         Some(3),
     ),
+    bf16: None,
 };

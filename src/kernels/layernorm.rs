@@ -275,7 +275,7 @@ pub const FAMILY: Family = Family {
     },
     check_shapes: check_rows,
     random_shape: random_rows,
-    check_cases: |s, vs, pick| {
+    check_cases: |s, vs, pick, _dtype| {
         let (r, h) = rows_of(s);
         per_variant(vs, |v| {
             Box::new(LayerNormCase::new(r, h, v, pick.seed_or(r + h)))
@@ -310,4 +310,5 @@ pub const FAMILY: Family = Family {
         "int rl_layernorm(int variant, const void *x, const void *gamma, const void *beta, void *y, int rows, int hidden, float eps, void *stream)",
         None,
     ),
+    bf16: None,
 };

@@ -27,14 +27,26 @@ impl CaseId {
         }
     }
 
-    /// "hgemm ours v4 4096x4096x4096", for messages.
+    /// "hgemm ours v4 4096x4096x4096", for messages; a dtype other than fp16 is named after
+    /// the shape ("hgemm ours v12 4096x4096x4096 bf16").
     pub fn describe(&self) -> String {
         let v = if self.variant.is_empty() {
             String::new()
         } else {
             format!(" {}", self.variant)
         };
-        format!("{} {}{} {}", self.kernel, self.impl_, v, self.shape.label())
+        let d = if self.dtype == "fp16" {
+            String::new()
+        } else {
+            format!(" {}", self.dtype)
+        };
+        format!(
+            "{} {}{} {}{d}",
+            self.kernel,
+            self.impl_,
+            v,
+            self.shape.label()
+        )
     }
 }
 

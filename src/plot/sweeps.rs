@@ -351,6 +351,18 @@ fn main_dtype(recs: &[&Record]) -> String {
         .unwrap_or_default()
 }
 
+/// The records' dtypes, the most common first, then in order of first appearance.
+fn dtypes_of(recs: &[&Record]) -> Vec<String> {
+    let main = main_dtype(recs);
+    let mut out = vec![main.clone()];
+    for r in recs {
+        if !out.contains(&r.dtype) {
+            out.push(r.dtype.clone());
+        }
+    }
+    out
+}
+
 /// "n x k" of a GEMM (the weights of decode/fusion), or the shape label.
 fn weights(shape: &Shape) -> String {
     match shape {
@@ -381,8 +393,26 @@ pub fn square_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
         ],
         cache: r.cache.clone(),
     });
-    let dtype = main_dtype(&recs);
-    let (refs, y) = tensor_roofs(results, &recs, &dtype);
+    // The sweep's bf16 pairs sit beside its fp16 series (the series' labels name the dtype
+    // once two are present): the tensor ceilings of every dtype present, each once.
+    let dtypes = dtypes_of(&recs);
+    let (mut refs, mut y) = tensor_roofs(results, &recs, &dtypes[0]);
+    for d in &dtypes[1..] {
+        for l in tensor_roofs(results, &recs, d).0 {
+            if !refs.iter().any(|r| r.label == l.label) {
+                refs.push(l);
+            }
+        }
+    }
+    if dtypes.len() > 1 {
+        let values = recs.iter().map(|r| r.tflops);
+        y = Axis::fit(
+            Scale::Linear,
+            values.chain(refs.iter().map(|l| l.value)),
+            "TFLOP/s",
+            TickFormat::Number,
+        );
+    }
     let all_square = recs.iter().all(|r| r.shape.is_square());
     let xt = if all_square {
         "Matrix size n (m = n = k)"
@@ -390,7 +420,7 @@ pub fn square_svg(results: &ResultsFile) -> anyhow::Result<Option<String>> {
         "M"
     };
     let panel = Panel {
-        title: format!("Square GEMM ({dtype}) — {}", device(results)),
+        title: format!("Square GEMM ({}) — {}", dtypes.join(", "), device(results)),
         y,
         series: &series,
         yf: &|r| r.tflops,
@@ -697,6 +727,44 @@ mod tests {
         );
         // the bf16 ceiling does not apply to fp16 records
         assert!(!t.contains("BF16"));
+    }
+
+    /// The square sweep's fp16 and bf16 pairs in one fixture: bf16 pairs at 4096³ and 8192³.
+    pub(crate) fn fixture_with_bf16_square() -> ResultsFile {
+        let mut f = fixture();
+        let extra: Vec<Record> = f
+            .records
+            .iter()
+            .filter(|r| r.experiment == "square" && r.shape.primary() >= 4096)
+            .filter(|r| r.impl_ == "cublas" || r.variant == "v4")
+            .map(|r| {
+                let mut b = r.clone();
+                b.dtype = "bf16".into();
+                b.tflops *= if r.impl_ == "cublas" { 1.02 } else { 0.99 };
+                b
+            })
+            .collect();
+        f.records.extend(extra);
+        f
+    }
+
+    /// With bf16 pairs beside the fp16 series, the chart names both dtypes: in its title, in
+    /// the series' labels, and both cuBLAS ceilings.
+    #[test]
+    fn square_chart_names_the_dtype_of_each_series() {
+        let svg = square_svg(&fixture_with_bf16_square()).unwrap().unwrap();
+        texts_with(
+            &svg,
+            &[
+                "Square GEMM (fp16, bf16) — NVIDIA H200",
+                "ours v4, fp16",
+                "ours v4, bf16",
+                "cuBLAS, bf16",
+                "cuBLAS FP16 tensor 712 TFLOP/s",
+                "cuBLAS BF16 tensor 706.5 TFLOP/s",
+                "WMMA tensor 598 TFLOP/s",
+            ],
+        );
     }
 
     #[test]

@@ -179,6 +179,16 @@ fn timing_cell(r: &Record) -> String {
     }
 }
 
+/// The shape cell: its label, with the dtype after it where that is not fp16 (the tables have
+/// no dtype column; the square sweep holds fp16 and bf16 records of the same shapes).
+fn shape_cell(r: &Record) -> String {
+    if r.dtype == "fp16" || r.dtype.is_empty() {
+        r.shape.label()
+    } else {
+        format!("{} {}", r.shape.label(), r.dtype)
+    }
+}
+
 fn record_cells(r: &Record) -> Vec<String> {
     let has_flops = r.flops > 0.0;
     vec![
@@ -189,7 +199,7 @@ fn record_cells(r: &Record) -> Vec<String> {
         } else {
             r.variant.clone()
         },
-        r.shape.label(),
+        shape_cell(r),
         r.cache.clone(),
         timing_cell(r),
         fmt_time_ms(r.median_ms),

@@ -109,7 +109,10 @@ pub struct Record {
     /// "v4", or "" for library impls.
     pub variant: String,
     pub shape: Shape,
-    /// "fp16"
+    /// "fp16" | "bf16" (the GEMM families' bf16 forms, cuBLAS / cuBLASLt in bf16). A record
+    /// without one (none were written so, but a hand-made or trimmed file may lack it) is fp16,
+    /// what every record was before bf16.
+    #[serde(default = "fp16")]
     pub dtype: String,
     /// "cold" | "hot"
     pub cache: String,
@@ -154,6 +157,10 @@ pub struct Record {
     /// top level on disk and are left out when absent.
     #[serde(flatten)]
     pub counters: Counters,
+}
+
+fn fp16() -> String {
+    "fp16".into()
 }
 
 /// Problem size. Untagged: the JSON object's fields tell the variant apart.
@@ -556,6 +563,29 @@ pub(crate) mod tests {
         assert!(text.contains("\"kind\": \"memory\""));
         assert!(text.contains("\"m\": 4096"));
         assert!(!text.contains("Gemm"));
+    }
+
+    /// A bf16 record keeps its dtype through a file; a record without one reads as fp16 (so
+    /// `compare` still reads such a file, and pairs it with fp16 records, never bf16 ones).
+    #[test]
+    fn dtype_round_trips_and_defaults_to_fp16() {
+        let mut f = fixture();
+        f.records[0].dtype = "bf16".into();
+        let text = f.to_json().unwrap();
+        let back = ResultsFile::from_json(&text).unwrap();
+        assert_eq!(back.records[0].dtype, "bf16");
+        assert_eq!(back, f);
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for r in v["records"].as_array_mut().unwrap() {
+            r.as_object_mut().unwrap().remove("dtype");
+        }
+        let old = ResultsFile::from_json(&v.to_string()).unwrap();
+        assert!(old.records.iter().all(|r| r.dtype == "fp16"));
+        assert_eq!(old.records.len(), f.records.len());
+        // an fp16 and a bf16 record of one shape are two measurements, not one
+        let (a, mut b) = (f.records[1].clone(), f.records[1].clone());
+        b.dtype = "bf16".into();
+        assert_ne!(a.key(), b.key());
     }
 
     #[test]

@@ -13,14 +13,14 @@ pub mod source;
 pub use kernel::{Arg, UserKernel, UserSpec};
 pub use source::UserSource;
 
+use crate::dtype::Elem;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::Verification;
 use anyhow::Result;
-use half::f16;
 
 /// An output buffer for a case: guarded (poison before and after it, checked after the run)
 /// when a user's kernel writes it, plain for ours.
-pub fn output(gpu: &Gpu, guarded: bool, len: usize, what: &str) -> Result<DevBuf<f16>> {
+pub fn output<T: Elem>(gpu: &Gpu, guarded: bool, len: usize, what: &str) -> Result<DevBuf<T>> {
     if guarded {
         DevBuf::poisoned_guarded(gpu, len, what)
     } else {
@@ -30,10 +30,10 @@ pub fn output(gpu: &Gpu, guarded: bool, len: usize, what: &str) -> Result<DevBuf
 
 /// `v` failed, with the place named, when a run wrote outside any of `outs` (a no-op for
 /// unguarded buffers).
-pub fn with_guards(
+pub fn with_guards<T: Elem>(
     gpu: &Gpu,
     mut v: Verification,
-    outs: &[(&str, &DevBuf<f16>)],
+    outs: &[(&str, &DevBuf<T>)],
 ) -> Result<Verification> {
     for (name, b) in outs {
         if let Some(breach) = b.guard_breach(gpu)? {

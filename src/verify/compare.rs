@@ -1,8 +1,7 @@
-//! Comparing an fp16 output with a reference: relative Frobenius error, an elementwise
-//! tolerance (approx), and poison/NaN detection. NaN never passes.
+//! Comparing a 16-bit output (fp16, bf16) with a reference: relative Frobenius error, an
+//! elementwise tolerance (approx), and poison/NaN detection. NaN never passes.
 
-use crate::gpu::POISON_F16;
-use half::f16;
+use crate::dtype::{Dtype, Elem};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tolerance {
@@ -18,6 +17,21 @@ impl Tolerance {
     pub const GEMM: Tolerance = Tolerance {
         rel_fro: 1e-2,
         rtol: 1e-2,
+        atol_rms: 1e-2,
+    };
+    /// bf16 output of fp32-accumulated products. bf16 keeps 8 significant bits: rounding to
+    /// nearest moves a value by at most 2^-8 of it (3.9e-3) and by ~2^-9 in the relative
+    /// Frobenius norm over many values (uniform error of half an ulp, ulp = 2^-7 of the
+    /// binade); the fp32 accumulation and the fast GELU forms add orders of magnitude less
+    /// (K = 8192 of products in [-1, 1]: ~2^-17). So the float64 reference of the same bf16
+    /// inputs sits within 2^-8 of each element, and cuBLAS's bf16 result, rounded from a
+    /// differently ordered fp32 sum, within one ulp (2^-7) of ours. rtol 2^-6 allows that ulp
+    /// and one more for sums that land near a rounding boundary; atol_rms covers elements near
+    /// zero as for fp16; rel_fro 1e-2 is ~6x the rounding's norm (a dropped k-tile or a wrong
+    /// operand is off by far more: see the CPU tests).
+    pub const GEMM_BF16: Tolerance = Tolerance {
+        rel_fro: 1e-2,
+        rtol: 1.0 / 64.0,
         atol_rms: 1e-2,
     };
     /// fp16 output of fp32 elementwise math: a couple of fp16 ulps.
@@ -38,6 +52,16 @@ impl Tolerance {
         rtol: 4e-3,
         atol_rms: 2e-3,
     };
+}
+
+impl Tolerance {
+    /// A GEMM's tolerance for its output's dtype.
+    pub fn gemm(dtype: Dtype) -> Tolerance {
+        match dtype {
+            Dtype::F16 => Tolerance::GEMM,
+            Dtype::Bf16 => Tolerance::GEMM_BF16,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +96,7 @@ impl Comparison {
     }
 }
 
-pub fn compare(out: &[f16], reference: &[f64], tol: Tolerance) -> Comparison {
+pub fn compare<T: Elem>(out: &[T], reference: &[f64], tol: Tolerance) -> Comparison {
     assert_eq!(
         out.len(),
         reference.len(),
@@ -84,7 +108,7 @@ pub fn compare(out: &[f16], reference: &[f64], tol: Tolerance) -> Comparison {
     let (mut diff_sq, mut max_abs) = (0.0f64, 0.0f64);
     let (mut out_of_tol, mut unwritten, mut non_finite) = (0, 0, 0);
     for (o, r) in out.iter().zip(reference) {
-        if o.to_bits() == POISON_F16 {
+        if o.to_bits() == T::POISON {
             unwritten += 1;
             continue;
         }
@@ -116,8 +140,8 @@ pub fn compare(out: &[f16], reference: &[f64], tol: Tolerance) -> Comparison {
     }
 }
 
-/// Reference given as fp16 (e.g. cuBLAS output).
-pub fn compare_f16(out: &[f16], reference: &[f16], tol: Tolerance) -> Comparison {
+/// Reference given in the output's own dtype (e.g. cuBLAS output).
+pub fn compare_elems<T: Elem>(out: &[T], reference: &[T], tol: Tolerance) -> Comparison {
     let r: Vec<f64> = reference.iter().map(|v| v.to_f64()).collect();
     compare(out, &r, tol)
 }
@@ -125,6 +149,8 @@ pub fn compare_f16(out: &[f16], reference: &[f16], tol: Tolerance) -> Comparison
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::{POISON_BF16, POISON_F16};
+    use half::{bf16, f16};
 
     fn h(v: &[f64]) -> Vec<f16> {
         v.iter().map(|x| f16::from_f64(*x)).collect()
@@ -161,6 +187,63 @@ mod tests {
         let c = compare(&h(&far), &r, Tolerance::GEMM);
         assert!(!c.passed);
         assert_eq!(c.out_of_tol, 1);
+    }
+
+    /// Values spread over several binades, deterministic (a fixed LCG): products' sums' scale.
+    fn spread(n: usize) -> Vec<f64> {
+        let mut x = 12345u64;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 64.0
+            })
+            .collect()
+    }
+
+    /// bf16's own rounding: ~2^-9 in the relative Frobenius norm and at most 2^-8 of a value,
+    /// within GEMM_BF16 with room; one ulp more on top (cuBLAS's result against ours) passes;
+    /// a uniform 1.5% error does not.
+    #[test]
+    fn bf16_rounding_passes_its_tolerance_and_real_errors_do_not() {
+        let r = spread(4096);
+        let b: Vec<bf16> = r.iter().map(|&x| bf16::from_f64(x)).collect();
+        let c = compare(&b, &r, Tolerance::GEMM_BF16);
+        assert!(c.passed, "{c:?}");
+        let two_m9 = 2f64.powi(-9);
+        assert!(
+            c.rel_fro > two_m9 / 2.0 && c.rel_fro < 2.0 * two_m9,
+            "{}",
+            c.rel_fro
+        );
+        for (o, x) in b.iter().zip(&r) {
+            assert!((o.to_f64() - x).abs() <= x.abs() * 2f64.powi(-8) * 1.0001);
+        }
+        // one ulp away from the rounded value (away from zero): still within tolerance
+        let up: Vec<bf16> = b.iter().map(|v| bf16::from_bits(v.to_bits() + 1)).collect();
+        assert!(compare(&up, &r, Tolerance::GEMM_BF16).passed);
+        // 1.5% off everywhere: inside the elementwise bound, caught by the norm (a k-tile of
+        // 64 dropped from K = 4096 of random products is ~12% off: far out)
+        let off: Vec<bf16> = r.iter().map(|&x| bf16::from_f64(x * 0.985)).collect();
+        assert!(!compare(&off, &r, Tolerance::GEMM_BF16).passed);
+        assert_eq!(Tolerance::gemm(Dtype::Bf16), Tolerance::GEMM_BF16);
+        assert_eq!(Tolerance::gemm(Dtype::F16), Tolerance::GEMM);
+    }
+
+    #[test]
+    fn bf16_poison_and_nan_fail() {
+        let r = [1.0, 2.0, 3.0];
+        let mut o: Vec<bf16> = r.iter().map(|&x| bf16::from_f64(x)).collect();
+        assert!(compare(&o, &r, Tolerance::GEMM_BF16).passed);
+        o[2] = bf16::from_bits(POISON_BF16);
+        let c = compare(&o, &r, Tolerance::GEMM_BF16);
+        assert_eq!((c.unwritten, c.passed), (1, false));
+        o[2] = bf16::NAN;
+        let c = compare(&o, &r, Tolerance::GEMM_BF16);
+        assert_eq!((c.non_finite, c.unwritten, c.passed), (1, 0, false));
+        // fp16's poison read as bf16 is a number, not "unwritten": the types keep their own
+        assert!(!bf16::from_bits(POISON_F16).is_nan());
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! GEMM-family verification: a float64 CPU reference (all rows for small problems, a fixed
-//! sample of rows for large ones) and a full comparison with cuBLAS output.
+//! sample of rows for large ones) and a full comparison with cuBLAS output, in the output's
+//! dtype (fp16, or bf16 for the GEMM families' bf16 forms) with that dtype's tolerance.
 
-use super::compare::{compare, compare_f16, Tolerance};
+use super::compare::{compare, compare_elems, Tolerance};
 use super::reference::{gemm_rows, Epilogue};
+use crate::dtype::Elem;
 use crate::gpu::{DevBuf, Gpu};
 use crate::measure::Verification;
 use anyhow::Result;
-use half::f16;
 
 /// Problems up to this many multiply-adds get a full CPU reference.
 pub const FULL_CPU_MACS: u64 = 1 << 28;
@@ -34,21 +35,21 @@ pub fn reference_rows(m: u64, n: u64, k: u64) -> Vec<usize> {
     rows
 }
 
-fn gather_rows(c: &[f16], n: usize, rows: &[usize]) -> Vec<f16> {
+fn gather_rows<E: Elem>(c: &[E], n: usize, rows: &[usize]) -> Vec<E> {
     rows.iter()
         .flat_map(|&r| c[r * n..(r + 1) * n].iter().copied())
         .collect()
 }
 
 /// Compares C (already computed, synchronised) with the float64 CPU reference of
-/// epilogue(A . B).
+/// epilogue(A . B), within the GEMM tolerance of E's dtype.
 #[allow(clippy::too_many_arguments)]
-pub fn check_against_cpu(
+pub fn check_against_cpu<E: Elem>(
     gpu: &Gpu,
-    a: &DevBuf<f16>,
-    b: &DevBuf<f16>,
-    c: &DevBuf<f16>,
-    epilogue: Epilogue<&DevBuf<f16>>,
+    a: &DevBuf<E>,
+    b: &DevBuf<E>,
+    c: &DevBuf<E>,
+    epilogue: Epilogue<&DevBuf<E>>,
     m: u64,
     n: u64,
     k: u64,
@@ -58,17 +59,14 @@ pub fn check_against_cpu(
     let rows = reference_rows(m, n, k);
     let reference = gemm_rows(&ah, &bh, &operands, n as usize, k as usize, &rows);
     let got = gather_rows(&ch, n as usize, &rows);
-    let cmp = compare(&got, &reference, Tolerance::GEMM);
+    let cmp = compare(&got, &reference, Tolerance::gemm(E::DTYPE));
     let what = if rows.len() as u64 == m {
         "float64 CPU".to_string()
     } else {
         format!("float64 CPU ({} sampled rows)", rows.len())
     };
     // Rows outside the CPU sample must still have been written.
-    let unwritten = ch
-        .iter()
-        .filter(|v| v.to_bits() == crate::gpu::POISON_F16)
-        .count();
+    let unwritten = ch.iter().filter(|v| v.to_bits() == E::POISON).count();
     let mut detail = cmp.summary(&what);
     if unwritten > cmp.unwritten {
         detail += &format!(", {unwritten} elements never written in total");
@@ -80,15 +78,15 @@ pub fn check_against_cpu(
     })
 }
 
-/// Compares every element of C with a cuBLAS result of the same problem.
-pub fn check_against_library(
-    out: &DevBuf<f16>,
-    reference: &DevBuf<f16>,
+/// Compares every element of C with a cuBLAS result of the same problem (same dtype).
+pub fn check_against_library<E: Elem>(
+    out: &DevBuf<E>,
+    reference: &DevBuf<E>,
     gpu: &Gpu,
     library: &str,
 ) -> Result<Verification> {
     let (o, r) = (out.download(gpu)?, reference.download(gpu)?);
-    let cmp = compare_f16(&o, &r, Tolerance::GEMM);
+    let cmp = compare_elems(&o, &r, Tolerance::gemm(E::DTYPE));
     Ok(Verification {
         passed: cmp.passed,
         rel_err: cmp.rel_fro,
@@ -108,6 +106,7 @@ pub fn both(cpu: Verification, lib: Verification) -> Verification {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::f16;
 
     #[test]
     fn small_problems_check_every_row() {

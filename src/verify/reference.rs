@@ -1,5 +1,7 @@
-//! Float64 CPU references. Inputs are the exact fp16 values the GPU saw.
+//! Float64 CPU references. Inputs are the exact fp16 (or, for the GEMM families' bf16 forms,
+//! bf16) values the GPU saw.
 
+use crate::dtype::Elem;
 use half::f16;
 
 /// GELU in f64. kind 0: tanh approximation, 1: erf.
@@ -46,11 +48,12 @@ impl<T> Epilogue<T> {
     }
 }
 
-/// Rows `rows` of C = epilogue(A . B), row-major, in f64. The rows are shared out over the
-/// CPU's cores (a report verifies hundreds of GEMMs).
-pub fn gemm_rows<T: AsRef<[f16]> + Sync>(
-    a: &[f16],
-    b: &[f16],
+/// Rows `rows` of C = epilogue(A . B), row-major, in f64, from inputs of element type E (fp16
+/// or bf16: each value exactly as the GPU read it). The rows are shared out over the CPU's
+/// cores (a report verifies hundreds of GEMMs).
+pub fn gemm_rows<E: Elem, T: AsRef<[E]> + Sync>(
+    a: &[E],
+    b: &[E],
     epilogue: &Epilogue<T>,
     n: usize,
     k: usize,
@@ -76,8 +79,8 @@ pub fn gemm_rows<T: AsRef<[f16]> + Sync>(
     out
 }
 
-fn gemm_row<T: AsRef<[f16]>>(
-    a: &[f16],
+fn gemm_row<E: Elem, T: AsRef<[E]>>(
+    a: &[E],
     bf: &[f64],
     epilogue: &Epilogue<T>,
     n: usize,
@@ -183,6 +186,37 @@ mod tests {
         assert_eq!(gemm_rows(&a, &b, &epi, 2, 2, &[1]), vec![26., 50.25]);
         let both = gemm_rows(&a, &b, &epi, 2, 2, &[0, 1]);
         assert_eq!(both, vec![0.5, 21., 26., 50.25]);
+    }
+
+    /// The reference reads bf16 inputs as the exact bf16 values: 1.001 is 1.0 in bf16 (8
+    /// significant bits), 1.0009765625 in fp16; 2^20 is exact in bf16 and past fp16's range.
+    #[test]
+    fn gemm_rows_reads_bf16_inputs_exactly() {
+        use half::bf16;
+        let b16 = |v: &[f64]| v.iter().map(|&x| bf16::from_f64(x)).collect::<Vec<_>>();
+        let plain: Epilogue<&[bf16]> = Epilogue::Plain;
+        assert_eq!(
+            gemm_rows(&b16(&[1.001]), &b16(&[3.0]), &plain, 1, 1, &[0]),
+            vec![3.0]
+        );
+        let f: Epilogue<&[f16]> = Epilogue::Plain;
+        let h16 = h(&[1.001]);
+        assert_eq!(
+            gemm_rows(&h16, &h(&[3.0]), &f, 1, 1, &[0]),
+            vec![3.0 * f16::from_f64(1.001).to_f64()]
+        );
+        // A = [[2^20, 1]], B = [[1, 0], [1, 2]]: C = [2^20 + 1, 2]; bias and residual in bf16
+        let (a, b) = (b16(&[1048576.0, 1.0]), b16(&[1.0, 0.0, 1.0, 2.0]));
+        assert_eq!(gemm_rows(&a, &b, &plain, 2, 2, &[0]), vec![1048577.0, 2.0]);
+        let (bias, residual) = (b16(&[0.5, -1.0]), b16(&[1.001, 0.25]));
+        let epi = Epilogue::BiasResidual {
+            bias: &bias[..],
+            residual: &residual[..],
+        };
+        assert_eq!(
+            gemm_rows(&a, &b, &epi, 2, 2, &[0]),
+            vec![1048577.0 + 0.5 + 1.0, 2.0 - 1.0 + 0.25]
+        );
     }
 
     #[test]

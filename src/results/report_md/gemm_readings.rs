@@ -13,11 +13,17 @@ pub(super) fn square_reading(results: &ResultsFile, recs: &[&Record]) -> Vec<Str
     let Some((cache, timing)) = dominant(recs, |r| (r.cache.clone(), r.timing.clone())) else {
         return lines;
     };
-    let sel: Vec<&Record> = recs
+    // The main reading is of the dominant dtype (fp16: every variant); the others (bf16 pairs
+    // at the large squares) get a line of their own, below.
+    let Some(dtype) = dominant(recs, |r| r.dtype.clone()) else {
+        return lines;
+    };
+    let all: Vec<&Record> = recs
         .iter()
         .copied()
         .filter(|r| r.cache == cache && r.timing == timing && r.shape.is_square() && r.tflops > 0.0)
         .collect();
+    let sel: Vec<&Record> = all.iter().copied().filter(|r| r.dtype == dtype).collect();
     let sizes: BTreeSet<u64> = sel.iter().map(|r| r.shape.primary()).collect();
     let Some(&largest) = sizes.iter().next_back() else {
         return lines;
@@ -26,7 +32,6 @@ pub(super) fn square_reading(results: &ResultsFile, recs: &[&Record]) -> Vec<Str
     let at = |n: u64| sel.iter().copied().filter(move |r| r.shape.primary() == n);
     let best_ours = |n: u64| max_by(at(n).filter(|r| r.impl_ == "ours"), |r| r.tflops);
     let cublas = |n: u64| max_by(at(n).filter(|r| r.impl_ == "cublas"), |r| r.tflops);
-    let dtype = sel.first().map(|r| r.dtype.clone()).unwrap_or_default();
     let wmma = results.ceiling("tensor_wmma");
     let cublas_ceiling = results.ceiling(&format!("tensor_cublas_{dtype}"));
 
@@ -114,6 +119,45 @@ pub(super) fn square_reading(results: &ResultsFile, recs: &[&Record]) -> Vec<Str
             ceil.name,
             value_with_unit(ceil)
         ));
+    }
+    lines.extend(other_dtype_lines(&all, &dtype));
+    lines
+}
+
+/// One line per dtype other than the main one: ours against cuBLAS of that dtype at each size
+/// both ran ("In bf16: v12 612.3 TFLOP/s at 4096³, 97.1% of cuBLAS's 630.5; ...").
+fn other_dtype_lines(all: &[&Record], main: &str) -> Vec<String> {
+    let others: BTreeSet<&str> = all
+        .iter()
+        .map(|r| r.dtype.as_str())
+        .filter(|d| *d != main)
+        .collect();
+    let mut lines = Vec::new();
+    for d in others {
+        let of_d: Vec<&Record> = all.iter().copied().filter(|r| r.dtype == d).collect();
+        let sizes: BTreeSet<u64> = of_d.iter().map(|r| r.shape.primary()).collect();
+        let pairs: Vec<String> = sizes
+            .iter()
+            .filter_map(|&n| {
+                let at = of_d.iter().copied().filter(|r| r.shape.primary() == n);
+                let o = max_by(at.clone().filter(|r| r.impl_ == "ours"), |r| r.tflops)?;
+                let c = max_by(at.filter(|r| r.impl_ == "cublas"), |r| r.tflops)?;
+                Some(format!(
+                    "{} {} at {n}³, {} of cuBLAS's {}",
+                    if o.variant.is_empty() {
+                        "ours"
+                    } else {
+                        &o.variant
+                    },
+                    tf(o.tflops),
+                    pct(o.tflops, c.tflops),
+                    tf(c.tflops)
+                ))
+            })
+            .collect();
+        if !pairs.is_empty() {
+            lines.push(format!("In {d}: {}.", pairs.join("; ")));
+        }
     }
     lines
 }

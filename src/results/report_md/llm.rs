@@ -56,6 +56,9 @@ pub(super) fn llm_table(recs: &[&Record]) -> Option<String> {
         .iter()
         .map(|&(o, c)| {
             let mut shape = o.shape.label();
+            if o.dtype != "fp16" {
+                shape += &format!(" {}", o.dtype); // `sweep llm --dtype bf16`
+            }
             if !one_mode {
                 shape += &format!(" ({}, {})", o.cache, o.timing);
             }

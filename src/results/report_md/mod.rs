@@ -325,6 +325,37 @@ mod tests {
         assert!(!md.contains("| `datasheet_hbm` |"));
     }
 
+    /// bf16 pairs beside the fp16 square sweep: the reading stays on fp16 (the same sentences
+    /// as without them), adds one line for bf16, and the table names the dtype in the shape.
+    #[test]
+    fn square_reading_and_table_keep_bf16_apart() {
+        let mut f = fixture();
+        let bf: Vec<Record> = f
+            .records
+            .iter()
+            .filter(|r| r.experiment == "square" && r.shape.primary() == 4096)
+            .filter(|r| r.impl_ == "cublas" || r.variant == "v4")
+            .map(|r| {
+                let mut b = r.clone();
+                b.dtype = "bf16".into();
+                // ours 390, cuBLAS 650: 60%; ours above fp16's best, which must not leak in
+                b.tflops = if r.impl_ == "cublas" { 650.0 } else { 390.0 };
+                b
+            })
+            .collect();
+        f.records.extend(bf);
+        let md = render_report(&f, &charts());
+        assert!(md.contains(
+            "At 4096³ (hot cache, launch timing) our best variant, v4, reaches 382 TFLOP/s: 58% of cuBLAS (654 TFLOP/s)"
+        ), "{md}");
+        assert!(
+            md.contains("In bf16: v4 390 TFLOP/s at 4096³, 60% of cuBLAS's 650 TFLOP/s."),
+            "{md}"
+        );
+        assert!(md.contains("| 4096x4096x4096 bf16 |"), "{md}");
+        assert!(md.contains("| 4096x4096x4096 |"), "{md}");
+    }
+
     #[test]
     fn readings_are_computed_from_the_numbers() {
         let md = render_report(&fixture(), &charts());

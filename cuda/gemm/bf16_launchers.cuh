@@ -1,0 +1,27 @@
+// The GEMM family's bf16 launchers (defined in gemm_bf16.cu), which the variant tables of
+// hgemm.cu, gemm_bias_gelu.cu and gemm_residual.cu name in their bf16 column: the bf16 form of
+// each family's last step (HGEMM v12, GEMM+bias+GELU v5, GEMM+bias+residual v5), the paths of
+// gemm/bf16_paths.cuh with the family's functor in bf16. They live in an object of their own so
+// that the fp16 tables' objects hold exactly the kernels they held before bf16: in one module
+// with the bf16 instantiations, which come first, the module's extern shared arrays were declared
+// in another order and ptxas put the fp16 warp-specialized kernel's dynamic shared base 64 bytes
+// lower (0x440, not 0x480: the same ring after its 1024-byte alignment, not the same SASS).
+// Arguments as the tables' fp16 launchers, already checked by the extern "C" launcher; bf16
+// data throughout.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "gemm/elem.cuh"
+
+namespace rlg {
+
+// C = A.B.
+int hgemm_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, cudaStream_t s);
+// C = gelu(A.B + bias), gelu_kind 0 tanh, 1 erf.
+int bias_gelu_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M, int N, int K,
+                   int gelu_kind, cudaStream_t s);
+// C = A.B + bias + R (R: M rows of N).
+int bias_residual_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, const bf16 *R, bf16 *C,
+                       int M, int N, int K, cudaStream_t s);
+
+}  // namespace rlg

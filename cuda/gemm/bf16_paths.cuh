@@ -1,0 +1,52 @@
+// The GEMM family in bf16 (issue 42): C = epi(A.B) with A, B, C and the functor's operands in
+// bf16 (__nv_bfloat16), fp32 accumulation, one rounding to bf16 at the store. Not a step of the
+// ladder but the bf16 form of its last one: HGEMM v12, GEMM+bias+GELU v5 and GEMM+bias+residual
+// v5 launch this (rl_*_bf16, through gemm_bf16.cu); no other variant has a bf16 form (the
+// tables' bf16 column).
+//
+// What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the same table):
+//   grids of a wave or more of 128x256 tiles (<= 1/4 of their area outside C), 16-byte path,
+//                    sm_90a: v12's persistent warp-specialized wgmma kernel, in bf16 (the same
+//                    kernel as fp16: the same bytes in its ring, the wgmmas' .bf16 form);
+//   every other shape on the 16-byte path, sm_90a: v9's 128x64 wgmma tile over all of K, in
+//                    bf16, at every M (v9 itself takes 65..512 rows; here it also takes the M <=
+//                    64 that fp16 gives the GEMV's slabs and v10's few-row tile, and the large
+//                    grids off v12's kernel that fp16 gives the WMMA tiles: neither the slabs
+//                    nor the WMMA ladder have a bf16 form, by design);
+//   off the 16-byte path (N or K not a multiple of 8, unaligned operands) or without sm_90a:
+//                    v1's WMMA kernel with bf16 fragments (sm_80 on): correct, not fast (fp16
+//                    v1 measured ~26 TFLOP/s), for the awkward shapes the check runs.
+// So the targets' shapes (2048³..8192³) run the same kernel as fp16, whose tensor-core rate is
+// the same in bf16 (dense 989 TFLOP/s for both on the H200's datasheet); the mid-M and small-M
+// shapes run one wgmma tile where fp16 has a tile per shape.
+#pragma once
+#include "gemm/hgemm_12_warp_specialized.cuh"
+
+namespace rlg {
+
+// v9's tile at any M, where it applies at all (16-byte path, sm_90a); *launched false: it did
+// not (a tensor map refused, a grid past 2^31 blocks).
+template <class Epi>
+int try_wgmma_tile_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                        const Epi &epi, cudaStream_t stream, bool *launched) {
+  *launched = false;
+  if (!vec16_ok(A, B, C, N, K, epi) || !wgmma_capable()) return 0;
+  return launch_wgmma(A, B, C, M, N, K, epi, stream, launched);
+}
+
+// The bf16 paths above, in order, with the family's functor (its bf16 form).
+template <class Epi>
+int launch_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, const Epi &epi,
+                cudaStream_t stream) {
+  return path_or(
+      [&](bool *done) { return try_warp_specialized(A, B, C, M, N, K, epi, stream, done); },
+      [&] {
+        return path_or(
+            [&](bool *done) {
+              return try_wgmma_tile_bf16(A, B, C, M, N, K, epi, stream, done);
+            },
+            [&] { return launch_naive(A, B, C, M, N, K, epi, stream); });
+      });
+}
+
+}  // namespace rlg

@@ -1,0 +1,29 @@
+// The GEMM family's bf16 forms (gemm/bf16_launchers.cuh): the paths of gemm/bf16_paths.cuh
+// with each family's functor in bf16. The variant tables (hgemm.cu, gemm_bias_gelu.cu,
+// gemm_residual.cu) name these in their bf16 column, for their last step only; their extern "C"
+// rl_*_bf16 launchers check the arguments first.
+#include "gemm/bf16_launchers.cuh"
+#include "gemm/bf16_paths.cuh"
+#include "gemm/bias_gelu_epilogue.cuh"
+#include "gemm/bias_residual_epilogue.cuh"
+
+namespace rlg {
+
+int hgemm_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, cudaStream_t s) {
+  return launch_bf16(A, B, C, M, N, K, EpiIdentity{}, s);
+}
+
+// PARK_IN_PARTS (true, as GEMM+bias+GELU v5's functor) matters only to the WMMA tiles' parked
+// epilogue, which no bf16 path runs.
+int bias_gelu_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M, int N, int K,
+                   int gelu_kind, cudaStream_t s) {
+  if (gelu_kind == 0) return launch_bf16(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
+  return launch_bf16(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
+}
+
+int bias_residual_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, const bf16 *R, bf16 *C,
+                       int M, int N, int K, cudaStream_t s) {
+  return launch_bf16(A, B, C, M, N, K, EpiBiasResidualT<bf16>{bias, R, N}, s);
+}
+
+}  // namespace rlg
