@@ -44,6 +44,11 @@ int rl_host_flags_free(int *host);
 int rl_block_stream(const int *release, int *timed_out, unsigned long long limit_ns,
                     void *stream);
 
+/* ---- the profiler marker of --counters (marker.cu) ---- */
+/* Launches an empty kernel named roofline_profiler_marker (1 block, 1 thread): the probe
+ * child's mark where each case's kernels begin in Nsight Compute's rows. */
+int rl_profiler_marker(void *stream);
+
 /* ---- buffer fills (fill.cu) ---- */
 /* p[i] = uniform in [lo, hi) from a counter-based hash of (seed, i): the same seed gives the
  * same data on any GPU, and filling GiBs takes milliseconds instead of host seconds. */

@@ -4,6 +4,7 @@
 
 use crate::datasheet::{self, Datasheet};
 use crate::gpu::{DeviceProps, Gpu};
+use crate::measure::timesplit::{self, Part};
 use crate::measure::{self, BenchCase, MeasureConfig, Verification};
 use crate::results::schema::{Record, ResultsFile, RunInfo};
 use crate::roofline::{place, MeasuredCeilings};
@@ -100,7 +101,7 @@ impl Session {
                 let key = id.describe();
                 let v = match self.verified.get(&key) {
                     Some(v) if self.reuse_verifications => v.clone(),
-                    _ => case.verify(&self.gpu)?,
+                    _ => timesplit::timed(Part::Verify, || case.verify(&self.gpu))?,
                 };
                 if !v.passed {
                     eprintln!("FAILED verification: {}: {}", id.describe(), v.detail);
@@ -119,12 +120,14 @@ impl Session {
         // remembered output fails here.
         for (case, v) in cases.iter_mut().zip(verifications.iter_mut()) {
             if let Some(v) = v.as_mut().filter(|v| v.passed && case.id().impl_ == "user") {
+                let recheck = std::time::Instant::now();
                 let seed = case.reseed(0);
                 case.reseed(seed ^ FRESH_INPUTS);
                 case.prepare(&self.gpu, 1)?;
                 let again = case.verify(&self.gpu);
                 case.reseed(seed);
                 let again = again?;
+                timesplit::add(Part::Recheck, recheck.elapsed());
                 if !again.passed {
                     eprintln!(
                         "FAILED verification after timing: {}: {}",

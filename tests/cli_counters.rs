@@ -81,7 +81,61 @@ fn probe_case_is_hidden_and_checks_its_request_before_the_gpu() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("not a kernel family"), "{}", stderr(&o));
 
+    // Several cases after `--`: each request is checked before the GPU, and one run has one
+    // cache mode.
+    let o = roofline()
+        .args([
+            "probe-case",
+            "gemv",
+            "--m",
+            "1",
+            "--cold",
+            "--case",
+            "0",
+            "--",
+        ])
+        .args([
+            "hgemm", "--m", "64", "--n", "64", "--k", "64", "--cold", "--case", "2",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--case 2") && err.contains("2 case(s)"),
+        "{err}"
+    );
+    let o = roofline()
+        .args(["probe-case", "gemv", "--cold", "--", "relu", "--hot"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("share a cache mode"), "{}", stderr(&o));
+    let o = roofline()
+        .args(["probe-case", "gemv", "--cold", "--", "relu", "--bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("relu --bogus: unexpected argument"),
+        "{}",
+        stderr(&o)
+    );
+    let o = roofline()
+        .args(["probe-case", "gemv", "--cold", "--", "--", "relu"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("empty case"), "{}", stderr(&o));
+
     if !has_driver() {
+        let o = roofline()
+            .args(["probe-case", "gemv", "--m", "1", "--cold", "--"])
+            .args(["relu", "--elems", "4099", "--cold"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("no CUDA GPU"), "{}", stderr(&o));
         let o = roofline()
             .args(["probe-case", "relu", "--elems", "4099", "--hot"])
             .output()

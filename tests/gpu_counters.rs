@@ -88,3 +88,40 @@ fn hgemm_4096_counts_the_models_flops() {
         );
     }
 }
+
+/// Ours and cuBLAS profiled in one ncu run (one process per cache mode, the rows split at the
+/// probe's marker kernels): each record gets its own kernels only. Cold, each GEMV reads W
+/// once, so a split that gave one case the other's kernels would show about twice the bytes
+/// on one and none on the other.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cases_sharing_one_ncu_run_get_their_own_kernels() {
+    let (recs, err) = bench_counters(&[
+        "gemv",
+        "--m",
+        "1",
+        "--n",
+        "4096",
+        "--k",
+        "4096",
+        "--impl",
+        "ours,cublas",
+        "--cold",
+    ]);
+    assert_eq!(recs.len(), 2, "{err}");
+    assert_eq!(
+        err.matches("in one ncu run").count(),
+        1,
+        "one ncu run for both cases\n{err}"
+    );
+    for r in &recs {
+        let ratio = num(r, "dram_bytes_measured") / num(r, "bytes");
+        assert!(
+            (0.9..=1.1).contains(&ratio),
+            "{} {}: {ratio:.3} of the model\n{r}\n{err}",
+            r["kernel"],
+            r["impl"]
+        );
+        assert!(num(r, "counters_kernels") >= 1.0, "{r}");
+    }
+}

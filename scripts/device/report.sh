@@ -27,5 +27,5 @@ if [ -z "${TESTS_ONLY:-}" ]; then
   echo "crosscheck exit=$?" | tee -a "$OUT/run.log"
 fi
 echo "== summary"
-grep -E "test result|FAILED|panicked|wall|: [0-9.]+ s$" "$OUT/run.log" | sort | uniq -c
+grep -E "test result|FAILED|panicked|wall|: [0-9.]+ s$|time split|in one ncu run" "$OUT/run.log" | sort | uniq -c
 tail -4 "$OUT/run.log"

@@ -5,6 +5,7 @@ use super::check as check_cli;
 use super::report_resume as resume;
 use crate::check::CheckRow;
 use crate::gpu::Gpu;
+use crate::measure::timesplit;
 use crate::results::{render_report, write_atomic};
 use crate::roofline::probe;
 use crate::session::Session;
@@ -77,12 +78,19 @@ fn prepare_dir(dir: &Path) -> Result<()> {
 pub fn run(device: usize, a: &ReportArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let mut phases: Vec<(String, f64)> = Vec::new();
+    // Each phase's wall time, and on a line of its own where it went (measure::timesplit).
     let mut lap = {
         let mut last = std::time::Instant::now();
+        let mut split = timesplit::snapshot();
         move |name: &str, phases: &mut Vec<(String, f64)>| {
             let s = last.elapsed().as_secs_f64();
             last = std::time::Instant::now();
+            let now = timesplit::snapshot();
             eprintln!("{name}: {s:.1} s");
+            if let Some(d) = now.since(&split).describe(s) {
+                eprintln!("  {name} time split (s): {d}");
+            }
+            split = now;
             phases.push((name.to_string(), (s * 10.0).round() / 10.0));
         }
     };

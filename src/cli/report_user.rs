@@ -5,6 +5,7 @@
 use super::bench::{pick_variants, UserRun};
 use crate::dtype::Dtype;
 use crate::error::usage;
+use crate::measure::timesplit::{self, Part};
 use crate::measure::{BenchCase, MeasureConfig};
 use crate::registry::{self, BenchRequest, Family, ShapeFlags};
 use crate::session::Session;
@@ -42,10 +43,12 @@ pub fn plan(files: &[PathBuf]) -> Result<Vec<Planned>> {
 /// Runs each file's group: the family's default implementations (best variant) and the
 /// user's kernel, verified, then timed interleaved.
 pub fn run(s: &mut Session, planned: Vec<Planned>, cfg: &MeasureConfig, seed: u64) -> Result<()> {
-    compile_all(
-        &planned,
-        &kernel::arch_for(s.gpu.props().compute_capability),
-    );
+    timesplit::timed(Part::Compile, || {
+        compile_all(
+            &planned,
+            &kernel::arch_for(s.gpu.props().compute_capability),
+        )
+    });
     for p in planned {
         if s.is_interrupted() {
             break;

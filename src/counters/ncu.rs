@@ -41,10 +41,15 @@ pub fn locate_in(
         .find(|p| p.is_file())
 }
 
-/// How long one ncu run may take: `ROOFLINE_NCU_TIMEOUT_S`, default 300 s (a run replays
-/// one launch a few times, normally seconds; the limit is for a hung kernel).
+/// How long ncu may take per profiled case: `ROOFLINE_NCU_TIMEOUT_S`, default 300 s (a case
+/// replays one launch a few times, normally seconds; the limit is for a hung kernel).
 pub fn timeout() -> Duration {
     crate::gpu::seconds_from_env("ROOFLINE_NCU_TIMEOUT_S", 300)
+}
+
+/// The limit of one ncu run that profiles `cases` cases: `per_case` for each.
+pub fn batch_timeout(per_case: Duration, cases: usize) -> Duration {
+    per_case.saturating_mul(cases.max(1) as u32)
 }
 
 /// ncu's arguments to profile `exe probe_args` (everything after `ncu`).
@@ -358,6 +363,14 @@ mod tests {
         assert!(Failure::Timeout(Duration::from_secs(5))
             .to_string()
             .contains("5 s"));
+    }
+
+    #[test]
+    fn the_limit_grows_with_the_cases_of_a_run() {
+        let s = Duration::from_secs;
+        assert_eq!(batch_timeout(s(300), 1), s(300));
+        assert_eq!(batch_timeout(s(300), 6), s(1800));
+        assert_eq!(batch_timeout(s(300), 0), s(300));
     }
 
     #[test]

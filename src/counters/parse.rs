@@ -3,8 +3,11 @@
 //! ncu's stdout mixes its own `==PROF==` / `==WARNING==` / `==ERROR==` lines and whatever the
 //! profiled program printed with the CSV. The CSV rows are the lines that start with `"`:
 //! the first is the header (`"ID","Process ID",...`, one column per metric), the second the
-//! units, then one row per profiled kernel. Numbers carry thousands separators
-//! ("33,591,808"); a value ncu could not collect reads "n/a" or is empty.
+//! units, then one row per profiled kernel, in launch order. Numbers carry thousands
+//! separators ("33,591,808"); a value ncu could not collect reads "n/a" or is empty.
+//!
+//! One ncu process profiles several cases (`--counters`): the probe child launches a marker
+//! kernel at the start of each case's range, and [`split_at_markers`] cuts the rows there.
 
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
@@ -158,11 +161,54 @@ pub fn parse(text: &str) -> Result<Profile> {
     Ok(Profile { kernels, columns })
 }
 
+/// A profile of several cases cut at the marker kernels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    /// One profile per marker, in launch order: the kernels after that marker up to the next
+    /// one (the markers themselves left out). A case whose range ran no kernel is empty.
+    pub cases: Vec<Profile>,
+    /// Kernels before the first marker: no case's (none when the probe ran as designed).
+    pub stray: usize,
+}
+
+/// Whether ncu's kernel name is the marker's (`name`, `void name(...)` or `name()`).
+pub fn is_marker(kernel_name: &str, marker: &str) -> bool {
+    let n = kernel_name.trim();
+    let n = n.strip_prefix("void ").unwrap_or(n);
+    n.split('(').next().unwrap_or("").trim() == marker
+}
+
+/// Cuts a profile of several cases at the kernels named `marker`: the probe child launches
+/// one at the start of each case's range, so the i-th part holds exactly case i's kernels
+/// (a library call may launch several; `--repeat` launches are all the case's).
+pub fn split_at_markers(p: &Profile, marker: &str) -> Split {
+    let mut cases: Vec<Profile> = Vec::new();
+    let mut stray = 0;
+    for k in &p.kernels {
+        if is_marker(&k.name, marker) {
+            cases.push(Profile {
+                kernels: Vec::new(),
+                columns: p.columns.clone(),
+            });
+        } else if let Some(case) = cases.last_mut() {
+            case.kernels.push(k.clone());
+        } else {
+            stray += 1;
+        }
+    }
+    Split { cases, stray }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const GEMV_HOT: &str = include_str!("../../tests/data/ncu_gemv_hot.csv");
+    /// Two cases under one ncu process (synthetic, in ncu's raw CSV form): a GEMV of one
+    /// kernel, then a cuBLAS call of two (main kernel and split-K reduction), each range
+    /// opened by the marker kernel.
+    const TWO_CASES: &str = include_str!("../../tests/data/ncu_two_cases.csv");
+    const MARKER: &str = crate::gpu::PROFILER_MARKER;
 
     #[test]
     fn stored_h200_gemv_output() {
@@ -259,6 +305,66 @@ mod tests {
         let p = parse(&synthetic(&[])).unwrap();
         assert!(p.kernels.is_empty());
         assert_eq!(p.sum("dram__bytes_read.sum"), None);
+    }
+
+    #[test]
+    fn two_cases_split_at_their_markers() {
+        let p = parse(TWO_CASES).unwrap();
+        assert_eq!(p.kernels.len(), 5, "two markers and three kernels");
+        let split = split_at_markers(&p, MARKER);
+        assert_eq!(split.stray, 0);
+        assert_eq!(split.cases.len(), 2);
+        let (gemv, gemm) = (&split.cases[0], &split.cases[1]);
+        assert_eq!(gemv.kernels.len(), 1);
+        assert!(gemv.kernels[0].name.contains("gemv_slab1"));
+        assert_eq!(gemv.sum("dram__bytes_read.sum"), Some(33_591_808.0));
+        // the marker's own 1,056 ns are no case's
+        assert_eq!(gemv.sum("gpu__time_duration.sum"), Some(11_552.0));
+        assert_eq!(gemm.kernels.len(), 2, "the library call's two kernels");
+        assert!(gemm.kernels[1].name.contains("splitKreduce"));
+        assert_eq!(
+            gemm.sum("dram__bytes_read.sum"),
+            Some(20_000_000.0 + 4_194_304.0)
+        );
+        assert_eq!(gemm.sum("gpu__time_duration.sum"), Some(103_000.0));
+        assert!(split.cases.iter().all(|c| c.columns == p.columns));
+    }
+
+    #[test]
+    fn markers_split_synthetic_rows_and_leave_stray_ones_out() {
+        let m = |i: usize| format!("\"{i}\",\"{MARKER}\",\"0\",\"1\",\"0\"");
+        let k = |i: usize, name: &str, bytes: u32| {
+            format!("\"{i}\",\"{name}\",\"{bytes}\",\"2\",\"50\"")
+        };
+        let rows = [
+            k(0, "stray", 1),
+            m(1),
+            k(2, "a", 10),
+            m(3),
+            m(4),
+            k(5, "void b<1>(int)", 20),
+            k(6, "c", 30),
+        ];
+        let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let split = split_at_markers(&parse(&synthetic(&refs)).unwrap(), MARKER);
+        assert_eq!(split.stray, 1);
+        let counts: Vec<usize> = split.cases.iter().map(|c| c.kernels.len()).collect();
+        assert_eq!(
+            counts,
+            vec![1, 0, 2],
+            "the second case's range ran no kernel"
+        );
+        assert_eq!(split.cases[2].sum("dram__bytes_read.sum"), Some(50_000.0));
+        // no markers: every row is stray
+        let none = split_at_markers(
+            &parse(&synthetic(&["\"0\",\"k\",\"1\",\"1\",\"1\""])).unwrap(),
+            MARKER,
+        );
+        assert_eq!((none.cases.len(), none.stray), (0, 1));
+        assert!(is_marker(&format!("void {MARKER}()"), MARKER));
+        assert!(is_marker(&format!(" {MARKER} "), MARKER));
+        assert!(!is_marker(&format!("{MARKER}_2"), MARKER));
+        assert!(!is_marker(&format!("my_{MARKER}"), MARKER));
     }
 
     #[test]

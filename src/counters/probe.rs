@@ -1,6 +1,8 @@
-//! What the parent hands the `probe-case` child: the bench-style arguments that rebuild one
+//! What the parent hands the `probe-case` child: the bench-style arguments that rebuild each
 //! case from the registry, which of the request's cases it is, and the cache mode. The child
 //! builds the same request with the same family code, so the case is the one that was timed.
+//! One child profiles every case of one cache mode (ncu's cache flags are per process), the
+//! cases separated by `--` on its command line.
 
 use crate::dtype::Dtype;
 use crate::measure::{BenchCase, CacheMode, CaseId};
@@ -57,6 +59,10 @@ impl Request<'_> {
         a
     }
 }
+
+/// Separates the cases of one probe-case command line (clap takes what follows the first
+/// one as trailing arguments; the child splits them at each further one).
+pub const CASE_SEPARATOR: &str = "--";
 
 /// One case to profile.
 #[derive(Debug, Clone)]
@@ -130,17 +136,34 @@ impl ProbeSpec {
 
     /// The child's command line: `--device N probe-case REQUEST --cold|--hot --case I`.
     pub fn child_args(&self, device: usize) -> Vec<OsString> {
-        let mut a: Vec<OsString> = vec![
-            "--device".into(),
-            device.to_string().into(),
-            "probe-case".into(),
-        ];
-        a.extend(self.request.iter().cloned());
+        Self::batch_args(&[self], device)
+    }
+
+    /// This case's part of a probe-case command line: `REQUEST --cold|--hot --case I`.
+    fn case_args(&self) -> Vec<OsString> {
+        let mut a = self.request.clone();
         a.push(match self.cache {
             CacheMode::Cold => "--cold".into(),
             CacheMode::Hot => "--hot".into(),
         });
         a.extend(["--case".into(), self.case.to_string().into()]);
+        a
+    }
+
+    /// One child for several cases, profiled in this order in one process: `--device N
+    /// probe-case CASE_1 -- CASE_2 -- ...`, each CASE as in [`ProbeSpec::child_args`].
+    pub fn batch_args(specs: &[&ProbeSpec], device: usize) -> Vec<OsString> {
+        let mut a: Vec<OsString> = vec![
+            "--device".into(),
+            device.to_string().into(),
+            "probe-case".into(),
+        ];
+        for (i, s) in specs.iter().enumerate() {
+            if i > 0 {
+                a.push(CASE_SEPARATOR.into());
+            }
+            a.extend(s.case_args());
+        }
         a
     }
 
@@ -212,6 +235,16 @@ mod tests {
         assert_eq!(specs[1].id.impl_, "cublas");
         assert!(strs(&specs[1].child_args(2)).starts_with("--device 2 probe-case gemv --m 1"));
         assert!(strs(&specs[1].child_args(2)).ends_with("--hot --case 1"));
+        // both cases in one child, in order, separated by "--"
+        let both = strs(&ProbeSpec::batch_args(&[&specs[1], &specs[0]], 0));
+        let cases: Vec<&str> = both
+            .strip_prefix("--device 0 probe-case ")
+            .unwrap()
+            .split(" -- ")
+            .collect();
+        assert_eq!(cases.len(), 2, "{both}");
+        assert!(cases[0].starts_with("gemv --m 1") && cases[0].ends_with("--hot --case 1"));
+        assert!(cases[1].ends_with("--hot --case 0"));
         assert_eq!(
             specs[0].label(),
             format!("gemv ours v{} 1x4096x4096 (hot)", (f.best)())

@@ -11,4 +11,5 @@ mod props;
 pub use buffers::{DevBuf, RandomFill, POISON_BF16, POISON_F16};
 pub use device::{built_cuda_version, describe, launch_error_string, seconds_from_env, Gpu, Timer};
 pub use libs::BlasHandles;
+pub use profiler::PROFILER_MARKER;
 pub use props::DeviceProps;

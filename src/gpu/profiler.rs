@@ -3,7 +3,12 @@
 //! driver calls do nothing, so the range costs nothing.
 
 use super::device::{describe, Gpu};
+use crate::ffi;
 use anyhow::{anyhow, Result};
+
+/// The name of the marker kernel (cuda/marker.cu) as Nsight Compute reports it: the probe
+/// child launches it first in each case's range, and the parent splits ncu's rows there.
+pub const PROFILER_MARKER: &str = "roofline_profiler_marker";
 
 impl Gpu {
     /// Runs `f` between cuProfilerStart and cuProfilerStop on this GPU's context. The range
@@ -21,5 +26,12 @@ impl Gpu {
         let v = out?;
         stop?;
         Ok(v)
+    }
+
+    /// Enqueues the marker kernel ([`PROFILER_MARKER`]: one thread, no memory touched).
+    pub fn profiler_marker(&self) -> Result<()> {
+        // SAFETY: the launcher takes only the stream, which this Gpu owns.
+        let code = unsafe { ffi::rl_profiler_marker(self.raw_stream()) };
+        self.check_launch(code, PROFILER_MARKER, "-")
     }
 }

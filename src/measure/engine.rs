@@ -23,6 +23,7 @@ use super::l2clean::L2Cleaner;
 use super::order::RoundOrder;
 use super::sampling::{Readings, SampleLog, SampleStatus};
 use super::stats::{summarize, Stats, StopRule};
+use super::timesplit::{self, Part};
 use crate::error::LabError;
 use crate::gpu::{Gpu, Timer};
 use crate::results::schema::Clocks;
@@ -176,8 +177,11 @@ pub fn measure_group(
     let l2 = gpu.props().l2_bytes;
     let mut sets = Vec::with_capacity(cases.len());
     for case in cases.iter_mut() {
-        sets.push(prepare(gpu, &mut **case, cfg, l2)?);
+        sets.push(timesplit::timed(Part::Prepare, || {
+            prepare(gpu, &mut **case, cfg, l2)
+        })?);
     }
+    let setup = Instant::now();
     let reader = ClockReader::new(gpu.context().uuid().map(|u| u.bytes.map(|b| b as u8))?);
     let rule = reader
         .max_sm_mhz()
@@ -193,18 +197,25 @@ pub fn measure_group(
         _ => None,
     };
     let mut samplers = Vec::with_capacity(cases.len());
+    let mut warming = Duration::ZERO;
     for (case, &n_sets) in cases.iter().zip(&sets) {
+        let t = Instant::now();
         let per_launch_ms = warm_up(gpu, &timer, &**case, n_sets, cfg)?;
+        warming += t.elapsed();
         samplers.push(Sampler::new(gpu, &**case, cfg, per_launch_ms, n_sets)?);
     }
     if let Some(r) = reader.quick_sample() {
         readings.restart(r);
     }
+    timesplit::add(Part::WarmUp, warming);
+    timesplit::add(Part::Setup, setup.elapsed().saturating_sub(warming));
 
     let mut logs: Vec<SampleLog> = vec![SampleLog::default(); cases.len()];
     let mut dropped = 0usize;
     let started = Instant::now();
     let mut rested = Duration::ZERO;
+    // Of `rested`: the duty limit's rests (the rest are the throttle rule's).
+    let mut duty_rested = Duration::ZERO;
     // The time budget counts sampling, not rests; a hard cap on the whole keeps a GPU that
     // never leaves its cap from stalling a sweep.
     let per_case_ms =
@@ -236,6 +247,7 @@ pub fn measure_group(
             let pause = Duration::from_secs_f64(busy_ms * duty.rest_factor / 1e3);
             std::thread::sleep(pause);
             rested += pause;
+            duty_rested += pause;
             busy_ms = 0.0;
         }
         if last_read.elapsed() >= READ_EVERY {
@@ -262,6 +274,17 @@ pub fn measure_group(
             break;
         }
     }
+    timesplit::add(Part::Sampling, started.elapsed().saturating_sub(rested));
+    timesplit::add(Part::DutyRests, duty_rested);
+    timesplit::add(Part::ThrottleRests, rested.saturating_sub(duty_rested));
+    for (log, sampler) in logs.iter().zip(&samplers) {
+        let launches = sampler.launches_per_sample() as f64;
+        timesplit::add_samples(
+            log.times.len() as u64,
+            log.times.iter().sum::<f64>() * launches,
+        );
+    }
+    let finish = Instant::now();
     if let Some(r) = reader.quick_sample() {
         let (before, after) = readings.add(r);
         logs.iter_mut().for_each(|l| l.settle(before, after));
@@ -324,6 +347,7 @@ pub fn measure_group(
             warnings,
         });
     }
+    timesplit::add(Part::Setup, finish.elapsed());
     Ok(out)
 }
 

@@ -11,6 +11,7 @@ pub mod l2clean;
 pub mod order;
 pub mod sampling;
 pub mod stats;
+pub mod timesplit;
 
 pub use case::{BenchCase, CaseId, Verification};
 pub use engine::{measure, measure_group, CacheMode, MeasureConfig, Measurement, TimingMode};

@@ -31,16 +31,41 @@ fn sorted(xs: &[f64]) -> Vec<f64> {
     v
 }
 
-/// Relative noise of samples: MAD / median (0 for fewer than two samples).
+/// The median of `v` (reordering it), exactly as `percentile(&sorted(v), 0.5)` gives it,
+/// found by selection in linear time instead of a sort.
+fn median_in_place(v: &mut [f64]) -> f64 {
+    assert!(!v.is_empty(), "median of no samples");
+    let pos = 0.5 * (v.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    let (_, &mut at_lo, above) = v.select_nth_unstable_by(lo, f64::total_cmp);
+    // The next in order is the least of those above the lo-th.
+    let at_hi = if hi == lo {
+        at_lo
+    } else {
+        above
+            .iter()
+            .copied()
+            .min_by(f64::total_cmp)
+            .unwrap_or(at_lo)
+    };
+    at_lo + (at_hi - at_lo) * (pos - lo as f64)
+}
+
+/// Relative noise of samples: MAD / median (0 for fewer than two samples). The stop rule
+/// asks it after every round of samples, so it selects rather than sorts.
 pub fn relative_noise(samples: &[f64]) -> f64 {
     if samples.len() < 2 {
         return 0.0;
     }
-    let s = sorted(samples);
-    let med = percentile(&s, 0.5);
-    let dev = sorted(&s.iter().map(|x| (x - med).abs()).collect::<Vec<_>>());
+    let mut v = samples.to_vec();
+    let med = median_in_place(&mut v);
+    for x in v.iter_mut() {
+        *x = (*x - med).abs();
+    }
+    let mad = median_in_place(&mut v);
     if med > 0.0 {
-        percentile(&dev, 0.5) / med
+        mad / med
     } else {
         0.0
     }
@@ -173,6 +198,45 @@ mod tests {
         // A quiet one stops on the spread at once.
         assert!(rule.should_stop(&[1.0; 5], 1.0));
         assert!(median_rel_error(0.01, 0).is_infinite());
+    }
+
+    #[test]
+    fn the_selected_noise_is_the_sorted_one_exactly() {
+        // The sort-based definition, as summarize computes it.
+        let by_sorting = |xs: &[f64]| -> f64 {
+            let s = sorted(xs);
+            let med = percentile(&s, 0.5);
+            let dev = sorted(&s.iter().map(|x| (x - med).abs()).collect::<Vec<_>>());
+            if med > 0.0 {
+                percentile(&dev, 0.5) / med
+            } else {
+                0.0
+            }
+        };
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for n in (2..60).chain([199, 200, 1000, 2001]) {
+            let xs: Vec<f64> = (0..n).map(|_| 0.1 + next() * next()).collect();
+            assert_eq!(
+                relative_noise(&xs).to_bits(),
+                by_sorting(&xs).to_bits(),
+                "n {n}"
+            );
+            // ties and repeated values
+            let ties: Vec<f64> = xs.iter().map(|v| (v * 4.0).round() / 4.0 + 1.0).collect();
+            assert_eq!(
+                relative_noise(&ties).to_bits(),
+                by_sorting(&ties).to_bits(),
+                "n {n}"
+            );
+        }
+        assert_eq!(relative_noise(&[1.0, 3.0]), by_sorting(&[1.0, 3.0]));
+        assert_eq!(relative_noise(&[0.0, 0.0, 0.0]), 0.0);
     }
 
     #[test]

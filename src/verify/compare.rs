@@ -1,6 +1,7 @@
 //! Comparing a 16-bit output (fp16, bf16) with a reference: relative Frobenius error, an
 //! elementwise tolerance (approx), and poison/NaN detection. NaN never passes.
 
+use super::par;
 use crate::dtype::{Dtype, Elem};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -102,27 +103,79 @@ pub fn compare<T: Elem>(out: &[T], reference: &[f64], tol: Tolerance) -> Compari
         reference.len(),
         "output and reference lengths differ"
     );
-    let n = reference.len().max(1) as f64;
-    let ref_sq: f64 = reference.iter().map(|r| r * r).sum();
+    compare_with(out, tol, |i| reference[i])
+}
+
+/// Reference given in the output's own dtype (e.g. cuBLAS output).
+pub fn compare_elems<T: Elem>(out: &[T], reference: &[T], tol: Tolerance) -> Comparison {
+    assert_eq!(
+        out.len(),
+        reference.len(),
+        "output and reference lengths differ"
+    );
+    compare_with(out, tol, |i| reference[i].to_f64())
+}
+
+/// What one chunk of a comparison found.
+#[derive(Default)]
+struct Partial {
+    diff_sq: f64,
+    max_abs: f64,
+    out_of_tol: usize,
+    unwritten: usize,
+    non_finite: usize,
+}
+
+/// The comparison of `out` with the reference element `reference(i)`, its passes over the
+/// elements shared out over the cores in fixed chunks (`par`): the sums are the same
+/// whatever the number of cores.
+fn compare_with<T: Elem>(
+    out: &[T],
+    tol: Tolerance,
+    reference: impl Fn(usize) -> f64 + Sync,
+) -> Comparison {
+    let n = out.len().max(1) as f64;
+    let ref_sq: f64 = par::map_chunks(out.len(), |c| {
+        c.map(|i| {
+            let r = reference(i);
+            r * r
+        })
+        .sum::<f64>()
+    })
+    .into_iter()
+    .sum();
     let rms = (ref_sq / n).sqrt();
+    let parts = par::map_chunks(out.len(), |c| {
+        let mut p = Partial::default();
+        for i in c {
+            let o = out[i];
+            if o.to_bits() == T::POISON {
+                p.unwritten += 1;
+                continue;
+            }
+            let v = o.to_f64();
+            if !v.is_finite() {
+                p.non_finite += 1;
+                continue;
+            }
+            let r = reference(i);
+            let d = (v - r).abs();
+            p.diff_sq += d * d;
+            p.max_abs = p.max_abs.max(d);
+            if !approx::relative_eq!(v, r, epsilon = tol.atol_rms * rms, max_relative = tol.rtol) {
+                p.out_of_tol += 1;
+            }
+        }
+        p
+    });
     let (mut diff_sq, mut max_abs) = (0.0f64, 0.0f64);
     let (mut out_of_tol, mut unwritten, mut non_finite) = (0, 0, 0);
-    for (o, r) in out.iter().zip(reference) {
-        if o.to_bits() == T::POISON {
-            unwritten += 1;
-            continue;
-        }
-        let v = o.to_f64();
-        if !v.is_finite() {
-            non_finite += 1;
-            continue;
-        }
-        let d = (v - r).abs();
-        diff_sq += d * d;
-        max_abs = max_abs.max(d);
-        if !approx::relative_eq!(v, *r, epsilon = tol.atol_rms * rms, max_relative = tol.rtol) {
-            out_of_tol += 1;
-        }
+    for p in parts {
+        diff_sq += p.diff_sq;
+        max_abs = max_abs.max(p.max_abs);
+        out_of_tol += p.out_of_tol;
+        unwritten += p.unwritten;
+        non_finite += p.non_finite;
     }
     let rel_fro = if ref_sq > 0.0 {
         (diff_sq / ref_sq).sqrt()
@@ -138,12 +191,6 @@ pub fn compare<T: Elem>(out: &[T], reference: &[f64], tol: Tolerance) -> Compari
         non_finite,
         passed,
     }
-}
-
-/// Reference given in the output's own dtype (e.g. cuBLAS output).
-pub fn compare_elems<T: Elem>(out: &[T], reference: &[T], tol: Tolerance) -> Comparison {
-    let r: Vec<f64> = reference.iter().map(|v| v.to_f64()).collect();
-    compare(out, &r, tol)
 }
 
 #[cfg(test)]
@@ -244,6 +291,28 @@ mod tests {
         assert_eq!((c.non_finite, c.unwritten, c.passed), (1, 0, false));
         // fp16's poison read as bf16 is a number, not "unwritten": the types keep their own
         assert!(!bf16::from_bits(POISON_F16).is_nan());
+    }
+
+    #[test]
+    fn large_comparisons_count_every_element_once() {
+        // Several chunks of the parallel passes: the counts and the error are the whole's.
+        let n = 3 * super::par::CHUNK + 123;
+        let r: Vec<f64> = (0..n).map(|i| 1.0 + (i % 97) as f64 / 8.0).collect();
+        let mut o = h(&r);
+        o[5] = f16::from_bits(POISON_F16);
+        o[n - 1] = f16::NAN;
+        o[2 * super::par::CHUNK + 1] = f16::from_f64(r[2 * super::par::CHUNK + 1] + 5.0);
+        let c = compare(&o, &r, Tolerance::GEMM);
+        assert_eq!((c.unwritten, c.non_finite, c.out_of_tol), (1, 1, 1));
+        assert_eq!(c.max_abs, 5.0);
+        let ref_sq: f64 = r.iter().map(|x| x * x).sum();
+        assert!((c.rel_fro - (25.0 / ref_sq).sqrt()).abs() < 1e-12 * c.rel_fro);
+        assert!(!c.passed);
+        // the same against an fp16 reference
+        let rh = h(&r);
+        let c16 = compare_elems(&o, &rh, Tolerance::GEMM);
+        assert_eq!((c16.unwritten, c16.non_finite, c16.out_of_tol), (1, 1, 1));
+        assert!(compare_elems(&rh, &rh, Tolerance::GEMM).passed);
     }
 
     #[test]

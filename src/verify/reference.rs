@@ -49,8 +49,10 @@ impl<T> Epilogue<T> {
 }
 
 /// Rows `rows` of C = epilogue(A . B), row-major, in f64, from inputs of element type E (fp16
-/// or bf16: each value exactly as the GPU read it). The rows are shared out over the CPU's
-/// cores (a report verifies hundreds of GEMMs).
+/// or bf16: each value exactly as the GPU read it). The columns are shared out over the CPU's
+/// cores (a report verifies hundreds of GEMMs): each thread reads its slice of B once for all
+/// the rows, converting it as it goes. Every element is summed over k in order, as one thread
+/// would, so the result does not depend on the number of cores.
 pub fn gemm_rows<E: Elem, T: AsRef<[E]> + Sync>(
     a: &[E],
     b: &[E],
@@ -59,56 +61,105 @@ pub fn gemm_rows<E: Elem, T: AsRef<[E]> + Sync>(
     k: usize,
     rows: &[usize],
 ) -> Vec<f64> {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let bf: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
+    // Below about a million multiply-adds, starting threads costs more than it saves.
+    let threads = if rows.len() * n * k < 1 << 20 {
+        1
+    } else {
+        super::par::threads()
+    };
+    gemm_rows_on(threads, a, b, epilogue, n, k, rows)
+}
+
+/// [`gemm_rows`] on at most `threads` threads (tests compare thread counts).
+pub fn gemm_rows_on<E: Elem, T: AsRef<[E]> + Sync>(
+    threads: usize,
+    a: &[E],
+    b: &[E],
+    epilogue: &Epilogue<T>,
+    n: usize,
+    k: usize,
+    rows: &[usize],
+) -> Vec<f64> {
     let mut out = vec![0.0f64; rows.len() * n];
     if n == 0 || rows.is_empty() {
         return out;
     }
-    let rows_per = rows.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        for (chunk_rows, chunk_out) in rows.chunks(rows_per).zip(out.chunks_mut(rows_per * n)) {
-            let bf = &bf;
-            s.spawn(move || {
-                for (&r, acc) in chunk_rows.iter().zip(chunk_out.chunks_mut(n)) {
-                    gemm_row(a, bf, epilogue, n, k, r, acc);
-                }
-            });
+    // Column slices of at least 64 (whole cache lines of B), one per thread.
+    let width = n.div_ceil(threads.max(1)).max(64).min(n);
+    let slices: Vec<(usize, usize)> = (0..n)
+        .step_by(width)
+        .map(|c0| (c0, (c0 + width).min(n)))
+        .collect();
+    let compute = |(c0, c1): (usize, usize)| gemm_cols(a, b, epilogue, n, k, rows, c0, c1);
+    let parts: Vec<Vec<f64>> = if slices.len() == 1 {
+        slices.iter().map(|&s| compute(s)).collect()
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = slices
+                .iter()
+                .map(|&sl| {
+                    let compute = &compute;
+                    s.spawn(move || compute(sl))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("reference thread"))
+                .collect()
+        })
+    };
+    for (&(c0, c1), part) in slices.iter().zip(&parts) {
+        let w = c1 - c0;
+        for (ri, acc) in part.chunks(w).enumerate() {
+            out[ri * n + c0..ri * n + c1].copy_from_slice(acc);
         }
-    });
+    }
     out
 }
 
-fn gemm_row<E: Elem, T: AsRef<[E]>>(
+/// Columns c0..c1 of the rows `rows` of epilogue(A . B): rows.len() x (c1 - c0), row-major.
+#[allow(clippy::too_many_arguments)]
+fn gemm_cols<E: Elem, T: AsRef<[E]>>(
     a: &[E],
-    bf: &[f64],
+    b: &[E],
     epilogue: &Epilogue<T>,
     n: usize,
     k: usize,
-    r: usize,
-    acc: &mut [f64],
-) {
+    rows: &[usize],
+    c0: usize,
+    c1: usize,
+) -> Vec<f64> {
+    let w = c1 - c0;
+    let mut acc = vec![0.0f64; rows.len() * w];
+    let mut brow = vec![0.0f64; w];
     for kk in 0..k {
-        let av = a[r * k + kk].to_f64();
-        let brow = &bf[kk * n..(kk + 1) * n];
-        for (o, bv) in acc.iter_mut().zip(brow) {
-            *o += av * bv;
+        for (o, v) in brow.iter_mut().zip(&b[kk * n + c0..kk * n + c1]) {
+            *o = v.to_f64();
         }
-    }
-    match epilogue {
-        Epilogue::Plain => {}
-        Epilogue::BiasGelu { bias, kind } => {
-            for (o, bv) in acc.iter_mut().zip(bias.as_ref()) {
-                *o = gelu(*o + bv.to_f64(), *kind);
-            }
-        }
-        Epilogue::BiasResidual { bias, residual } => {
-            let res = &residual.as_ref()[r * n..(r + 1) * n];
-            for ((o, bv), rv) in acc.iter_mut().zip(bias.as_ref()).zip(res) {
-                *o += bv.to_f64() + rv.to_f64();
+        for (&r, acc_row) in rows.iter().zip(acc.chunks_mut(w)) {
+            let av = a[r * k + kk].to_f64();
+            for (o, bv) in acc_row.iter_mut().zip(&brow) {
+                *o += av * bv;
             }
         }
     }
+    for (&r, acc_row) in rows.iter().zip(acc.chunks_mut(w)) {
+        match epilogue {
+            Epilogue::Plain => {}
+            Epilogue::BiasGelu { bias, kind } => {
+                for (o, bv) in acc_row.iter_mut().zip(&bias.as_ref()[c0..c1]) {
+                    *o = gelu(*o + bv.to_f64(), *kind);
+                }
+            }
+            Epilogue::BiasResidual { bias, residual } => {
+                let res = &residual.as_ref()[r * n + c0..r * n + c1];
+                for ((o, bv), rv) in acc_row.iter_mut().zip(&bias.as_ref()[c0..c1]).zip(res) {
+                    *o += bv.to_f64() + rv.to_f64();
+                }
+            }
+        }
+    }
+    acc
 }
 
 pub fn relu(x: &[f16]) -> Vec<f64> {
@@ -116,7 +167,12 @@ pub fn relu(x: &[f16]) -> Vec<f64> {
 }
 
 pub fn gelu_all(x: &[f16], kind: i32) -> Vec<f64> {
-    x.iter().map(|v| gelu(v.to_f64(), kind)).collect()
+    super::par::map_chunks(x.len(), |c| {
+        x[c].iter()
+            .map(|v| gelu(v.to_f64(), kind))
+            .collect::<Vec<_>>()
+    })
+    .concat()
 }
 
 /// LayerNorm rows in f64 (biased variance, like torch).
@@ -217,6 +273,92 @@ mod tests {
             gemm_rows(&a, &b, &epi, 2, 2, &[0]),
             vec![1048577.0 + 0.5 + 1.0, 2.0 - 1.0 + 0.25]
         );
+    }
+
+    /// The original one-thread reference: each row streams the whole of B.
+    fn gemm_rows_naive(
+        a: &[f16],
+        b: &[f16],
+        epilogue: &Epilogue<&[f16]>,
+        n: usize,
+        k: usize,
+        rows: &[usize],
+    ) -> Vec<f64> {
+        let bf: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
+        let mut out = vec![0.0f64; rows.len() * n];
+        for (&r, acc) in rows.iter().zip(out.chunks_mut(n)) {
+            for kk in 0..k {
+                let av = a[r * k + kk].to_f64();
+                for (o, bv) in acc.iter_mut().zip(&bf[kk * n..(kk + 1) * n]) {
+                    *o += av * bv;
+                }
+            }
+            match epilogue {
+                Epilogue::Plain => {}
+                Epilogue::BiasGelu { bias, kind } => {
+                    for (o, bv) in acc.iter_mut().zip(bias.iter()) {
+                        *o = gelu(*o + bv.to_f64(), *kind);
+                    }
+                }
+                Epilogue::BiasResidual { bias, residual } => {
+                    let res = &residual[r * n..(r + 1) * n];
+                    for ((o, bv), rv) in acc.iter_mut().zip(bias.iter()).zip(res) {
+                        *o += bv.to_f64() + rv.to_f64();
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn gemm_rows_are_bit_identical_on_any_number_of_threads() {
+        // n not a multiple of the slices, rows out of order and repeated
+        let (m, n, k) = (9usize, 333usize, 71usize);
+        let val = |i: usize| f16::from_f32(((i * 7919) % 2001) as f32 / 1000.0 - 1.0);
+        let a: Vec<f16> = (0..m * k).map(val).collect();
+        let b: Vec<f16> = (0..k * n).map(|i| val(i + 13)).collect();
+        let bias: Vec<f16> = (0..n).map(|i| val(i + 5)).collect();
+        let residual: Vec<f16> = (0..m * n).map(|i| val(i + 99)).collect();
+        let rows = [8usize, 0, 3, 3, 7];
+        for epi in [
+            Epilogue::Plain,
+            Epilogue::BiasGelu {
+                bias: &bias[..],
+                kind: 0,
+            },
+            Epilogue::BiasGelu {
+                bias: &bias[..],
+                kind: 1,
+            },
+            Epilogue::BiasResidual {
+                bias: &bias[..],
+                residual: &residual[..],
+            },
+        ] {
+            let want = gemm_rows_naive(&a, &b, &epi, n, k, &rows);
+            for threads in [1, 2, 3, 5, 64] {
+                let got = gemm_rows_on(threads, &a, &b, &epi, n, k, &rows);
+                assert!(
+                    got.iter()
+                        .zip(&want)
+                        .all(|(g, w)| g.to_bits() == w.to_bits()),
+                    "{threads} threads"
+                );
+            }
+            assert_eq!(gemm_rows(&a, &b, &epi, n, k, &rows).len(), rows.len() * n);
+        }
+    }
+
+    #[test]
+    fn gelu_all_keeps_the_order_across_chunks() {
+        let n = 2 * super::super::par::CHUNK + 7;
+        let x: Vec<f16> = (0..n)
+            .map(|i| f16::from_f32((i % 200) as f32 / 50.0 - 2.0))
+            .collect();
+        let y = gelu_all(&x, 1);
+        assert_eq!(y.len(), n);
+        assert!(x.iter().zip(&y).all(|(x, y)| *y == gelu(x.to_f64(), 1)));
     }
 
     #[test]
