@@ -191,15 +191,16 @@ RUNS=(
   "bench gemm_residual --impl ours --variant 3 --m 64 --n 8200 --k 160"
   "bench gemm_residual --impl ours --variant 4 --m 2048 --n 2048 --k 256"
   "bench gemm_residual --impl ours --variant 5 --m 1000 --n 4000 --k 1000"
-  # bf16 (cuda/gemm/bf16_paths.cuh): v12's kernel in bf16 (every dimension off the tile, K tail;
-  # fused and residual forms), v9's tile at any M (M = 16 and 96, K < 64 and a K tail), v1's
-  # WMMA kernel off the 16-byte path (N, K odd)
-  "bench hgemm --impl ours --variant 12 --dtype bf16 --m 1000 --n 4000 --k 1000"
-  "bench gemm_bias_gelu --impl fused --variant 5 --dtype bf16 --m 2056 --n 2056 --k 72"
-  "bench gemm_bias_gelu --impl fused --gelu erf --variant 5 --dtype bf16 --m 96 --n 2048 --k 1032"
-  "bench gemm_residual --impl ours --variant 5 --dtype bf16 --m 1000 --n 4000 --k 1000"
-  "bench gemm_residual --impl ours --variant 5 --dtype bf16 --m 16 --n 4104 --k 40"
-  "bench hgemm --impl ours --variant 12 --dtype bf16 --m 33 --n 17 --k 5"
+  # bf16 (cuda/gemm/bf16_paths.cuh): v14's kernel in bf16 at its widths (every dimension off
+  # the tile, K tail; fused and residual forms), v9's tile at any M (M = 16 and 96, K < 64 and
+  # a K tail), v1's WMMA kernel off the 16-byte path (N, K odd)
+  "bench hgemm --impl ours --variant 14 --dtype bf16 --m 1000 --n 4000 --k 1000"
+  "bench hgemm --impl ours --variant 14 --dtype bf16 --m 777 --n 3000 --k 520"
+  "bench gemm_bias_gelu --impl fused --variant 7 --dtype bf16 --m 2056 --n 2056 --k 72"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 7 --dtype bf16 --m 96 --n 2048 --k 1032"
+  "bench gemm_residual --impl ours --variant 7 --dtype bf16 --m 1000 --n 4000 --k 1000"
+  "bench gemm_residual --impl ours --variant 7 --dtype bf16 --m 16 --n 4104 --k 40"
+  "bench hgemm --impl ours --variant 14 --dtype bf16 --m 33 --n 17 --k 5"
   # the paths that only open at larger shapes: GEMV v5's tensor-core slabs and v6's W-as-A
   # slabs, each without and with the cluster of 2
   "bench gemv --impl ours --variant 5 --m 12 --n 8200 --k 999"

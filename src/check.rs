@@ -191,7 +191,7 @@ mod tests {
         }
     }
 
-    /// bf16: the GEMM families check their bf16 variants (v12 / v5 / v5) at every fixed shape
+    /// bf16: the GEMM families check their bf16 variants (v14 / v7 / v7) at every fixed shape
     /// and at random ones, every case in bf16 (its records' and messages' dtype); the others
     /// have no bf16 case.
     #[test]

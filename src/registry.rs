@@ -563,21 +563,21 @@ mod tests {
 
         let h = find("hgemm").unwrap();
         let e = h
-            .check_dtype(bf16, &[11, 12], vec!["ours".into()], false)
+            .check_dtype(bf16, &[11, 14], vec!["ours".into()], false)
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("hgemm v11 has no bf16 form") && e.contains(": v12"),
+            e.contains("hgemm v11 has no bf16 form") && e.contains(": v14"),
             "{e}"
         );
         assert!(h
-            .check_dtype(bf16, &[12], vec!["cublas".into()], false)
+            .check_dtype(bf16, &[14], vec!["cublas".into()], false)
             .is_ok());
-        assert_eq!(h.variants_in(bf16), [12]);
+        assert_eq!(h.variants_in(bf16), [14]);
 
         let g = find("gemm_bias_gelu").unwrap();
         let e = g
-            .check_dtype(bf16, &[5], vec!["unfused".into()], false)
+            .check_dtype(bf16, &[7], vec!["unfused".into()], false)
             .unwrap_err()
             .to_string();
         assert!(
@@ -587,7 +587,7 @@ mod tests {
         // the defaults (fused, unfused, cublaslt) are narrowed instead
         let defaults = g.resolve_impls(&[]).unwrap();
         assert_eq!(
-            g.check_dtype(bf16, &[5], defaults.clone(), true).unwrap(),
+            g.check_dtype(bf16, &[7], defaults.clone(), true).unwrap(),
             ["fused", "cublaslt"]
         );
         // fp16: everything as given
@@ -597,7 +597,7 @@ mod tests {
             defaults
         );
         let r = find("gemm_residual").unwrap();
-        assert_eq!(r.variants_in(bf16), [5]);
+        assert_eq!(r.variants_in(bf16), [7]);
         assert!(r.check_dtype(bf16, &[4], vec![], true).is_err());
         for f in ALL {
             assert!(f.takes(Dtype::F16));

@@ -51,7 +51,7 @@ impl Sweep {
 }
 
 /// The square sweep's bf16 pairs beside its fp16 series: the large squares, where the targets
-/// are set (issue 42) and where ours runs v12's kernel in both dtypes.
+/// are set (issue 42) and where ours runs v14's kernel in both dtypes.
 pub fn square_bf16_sizes(quick: bool) -> &'static [u64] {
     if quick {
         &[4096]
@@ -635,7 +635,7 @@ mod tests {
         assert_eq!(at("8192x8192x8192", "fp16").len(), 2);
     }
 
-    /// The square sweep's bf16 pairs: ours (best, v12: its bf16 form) against cuBLAS in bf16 at
+    /// The square sweep's bf16 pairs: ours (best, v14: its bf16 form) against cuBLAS in bf16 at
     /// 2048-8192 (4096 in --quick), each pair one interleaved group of its own.
     #[test]
     fn square_adds_bf16_pairs_at_the_large_squares() {

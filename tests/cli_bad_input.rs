@@ -518,7 +518,7 @@ fn list_says_which_variants_take_bf16() {
         }
     }
     let text = run(&["list"]).stdout;
-    assert!(text.contains("bf16 (--dtype bf16): v12"), "{text}");
+    assert!(text.contains("bf16 (--dtype bf16): v14"), "{text}");
     assert!(text.contains("[fp16, bf16]"), "{text}");
 }
 
@@ -633,11 +633,11 @@ bad_input! {
     dtype_bogus: ["bench", "hgemm", "--dtype", "fp32"] => ["--dtype", "fp32", "fp16 or bf16"];
     dtype_bf16_on_gemv: ["bench", "gemv", "--dtype", "bf16"] => ["--dtype bf16", "gemv", "fp16 only", "hgemm"];
     dtype_bf16_on_layernorm: ["bench", "layernorm", "--dtype", "bf16"] => ["--dtype bf16", "layernorm", "gemm_residual"];
-    dtype_bf16_old_variant: ["bench", "hgemm", "--dtype", "bf16", "--variant", "v11"] => ["--dtype bf16", "v11", "no bf16 form", "v12"];
-    dtype_bf16_old_fused_variant: ["bench", "gemm-gelu", "--dtype", "bf16", "--variant", "4"] => ["gemm_bias_gelu v4", "v5"];
+    dtype_bf16_old_variant: ["bench", "hgemm", "--dtype", "bf16", "--variant", "v11"] => ["--dtype bf16", "v11", "no bf16 form", "v14"];
+    dtype_bf16_old_fused_variant: ["bench", "gemm-gelu", "--dtype", "bf16", "--variant", "4"] => ["gemm_bias_gelu v4", "v7"];
     dtype_bf16_unfused: ["bench", "gemm-gelu", "--dtype", "bf16", "--impl", "fused,unfused"] => ["--impl unfused", "fused, plain, cublaslt"];
     dtype_bf16_unfused_cublas: ["bench", "gemm-gelu", "--dtype", "bf16", "--impl", "unfused_cublas"] => ["--impl unfused_cublas"];
-    dtype_bf16_residual_old_variant: ["bench", "gemm-residual", "--dtype", "bf16", "--variant", "v3"] => ["gemm_residual v3", "v5"];
+    dtype_bf16_residual_old_variant: ["bench", "gemm-residual", "--dtype", "bf16", "--variant", "v3"] => ["gemm_residual v3", "v7"];
     dtype_bf16_user_kernel: ["bench", "hgemm", "--dtype", "bf16", "--plugin", "/nonexistent/lib.so"] => ["--dtype bf16", "user's kernel", "fp16"];
     check_dtype_bf16_user_kernel: ["check", "--kernel", "hgemm", "--dtype", "bf16", "--kernel-file", "/nonexistent/k.cu"] => ["--dtype bf16", "user's kernel"];
     check_dtype_bogus: ["check", "--dtype", "half"] => ["--dtype", "half"];

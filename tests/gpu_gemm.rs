@@ -1,7 +1,7 @@
 //! GPU tests: every HGEMM variant and every path of the GEMM family's epilogues (bias+GELU,
 //! bias+residual) is correct at odd shapes (against float64 CPU and cuBLAS / cuBLASLt), with
-//! random inputs and poisoned outputs; and so are the bf16 forms (HGEMM v12, GEMM+bias+GELU
-//! v5, GEMM+bias+residual v5) against float64 and the libraries in bf16.
+//! random inputs and poisoned outputs; and so are the bf16 forms (HGEMM v14, GEMM+bias+GELU
+//! v7, GEMM+bias+residual v7) against float64 and the libraries in bf16.
 
 use roofline_lab::gpu::Gpu;
 use roofline_lab::kernels::gemm::{self, HgemmCase};
@@ -197,7 +197,7 @@ fn gemm_residual_paths_match_float64_and_cublaslt() {
 /// The bf16 paths' own edges (cuda/gemm/bf16_paths.cuh), beside the fp16 shapes above, which
 /// they also run: v9's 128x64 wgmma tile at the M <= 64 that fp16 gives the slabs and v10 (one
 /// row, 16 rows over a 4096² B), K < 64 on it (one partial k-tile) and a K tail, a tall thin N,
-/// a grid short of a wave (1024³: 128 tiles of v9, no v12), and a square where v12 runs.
+/// a grid short of a wave (1024³: v14's kernel at 128x64), and a square at 128x256.
 const BF16_SHAPES: &[(u64, u64, u64)] = &[
     (1, 4096, 4096),
     (16, 4096, 4096),
@@ -209,7 +209,7 @@ const BF16_SHAPES: &[(u64, u64, u64)] = &[
     (2048, 2048, 2048),
 ];
 
-/// Every shape the fp16 tests run (the v12 kernel's WS_SHAPES among them; the others on v9's
+/// Every shape the fp16 tests run (the warp-specialized kernel's WS_SHAPES among them; the others on v9's
 /// tile or, off the 16-byte path, v1's) and the bf16 paths' own.
 fn bf16_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
     SHAPES
@@ -222,7 +222,7 @@ fn bf16_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
         .copied()
 }
 
-/// HGEMM's bf16 form (v12 in bf16) against float64 (bf16 inputs, GEMM_BF16's tolerance) and
+/// HGEMM's bf16 form (v14 in bf16) against float64 (bf16 inputs, GEMM_BF16's tolerance) and
 /// cuBLAS in bf16, element by element, at every shape; cuBLAS's own bf16 result against
 /// float64 at the same shapes.
 #[test]
@@ -255,7 +255,7 @@ fn hgemm_bf16_form_matches_float64_and_cublas_at_odd_shapes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The fused forms in bf16 (GEMM+bias+GELU v5, both GELU forms, and GEMM+bias+residual v5:
+/// The fused forms in bf16 (GEMM+bias+GELU v7, both GELU forms, and GEMM+bias+residual v7:
 /// the functors' bf16 forms, the bias and R in bf16) on every M path the bf16 paths take,
 /// against float64, with cuBLASLt's bf16 epilogues beside them (GELU_BIAS, tanh; BIAS with
 /// beta = 1 on C = R, which is also the residual form's element-by-element reference).

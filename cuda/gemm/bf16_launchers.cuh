@@ -1,6 +1,6 @@
 // The GEMM family's bf16 launchers (defined in gemm_bf16.cu), which the variant tables of
 // hgemm.cu, gemm_bias_gelu.cu and gemm_residual.cu name in their bf16 column: the bf16 form of
-// each family's last step (HGEMM v12, GEMM+bias+GELU v5, GEMM+bias+residual v5), the paths of
+// each family's last step (HGEMM v14, GEMM+bias+GELU v7, GEMM+bias+residual v7), the paths of
 // gemm/bf16_paths.cuh with the family's functor in bf16. They live in an object of their own so
 // that the fp16 tables' objects hold exactly the kernels they held before bf16: in one module
 // with the bf16 instantiations, which come first, the module's extern shared arrays were declared

@@ -1,26 +1,28 @@
 // The GEMM family in bf16 (issue 42): C = epi(A.B) with A, B, C and the functor's operands in
 // bf16 (__nv_bfloat16), fp32 accumulation, one rounding to bf16 at the store. Not a step of the
-// ladder but the bf16 form of its last one: HGEMM v12, GEMM+bias+GELU v5 and GEMM+bias+residual
-// v5 launch this (rl_*_bf16, through gemm_bf16.cu); no other variant has a bf16 form (the
+// ladder but the bf16 form of its last one: HGEMM v14, GEMM+bias+GELU v7 and GEMM+bias+residual
+// v7 launch this (rl_*_bf16, through gemm_bf16.cu); no other variant has a bf16 form (the
 // tables' bf16 column).
 //
 // What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the same table):
-//   grids of a wave or more of 128x256 tiles (<= 1/4 of their area outside C), 16-byte path,
-//                    sm_90a: v12's persistent warp-specialized wgmma kernel, in bf16 (the same
-//                    kernel as fp16: the same bytes in its ring, the wgmmas' .bf16 form);
+//   from 65 rows where a tile width keeps half of the tensor cores' time on C, 16-byte path,
+//                    sm_90a: v14's persistent warp-specialized wgmma kernel (v13's width per
+//                    shape, v14's TMA store), in bf16 (the same kernel as fp16: the same bytes in
+//                    its ring and staging, the wgmmas' .bf16 form, bf16 tensor maps);
+//   grids of a wave or more of 128x256 tiles that no width above took: v12's kernel, in bf16;
 //   every other shape on the 16-byte path, sm_90a: v9's 128x64 wgmma tile over all of K, in
 //                    bf16, at every M (v9 itself takes 65..512 rows; here it also takes the M <=
-//                    64 that fp16 gives the GEMV's slabs and v10's few-row tile, and the large
-//                    grids off v12's kernel that fp16 gives the WMMA tiles: neither the slabs
-//                    nor the WMMA ladder have a bf16 form, by design);
+//                    64 that fp16 gives the GEMV's slabs and v10's few-row tile, and the shapes
+//                    that fp16 gives the WMMA tiles: neither the slabs nor the WMMA ladder have a
+//                    bf16 form, by design);
 //   off the 16-byte path (N or K not a multiple of 8, unaligned operands) or without sm_90a:
 //                    v1's WMMA kernel with bf16 fragments (sm_80 on): correct, not fast (fp16
 //                    v1 measured ~26 TFLOP/s), for the awkward shapes the check runs.
-// So the targets' shapes (2048³..8192³) run the same kernel as fp16, whose tensor-core rate is
-// the same in bf16 (dense 989 TFLOP/s for both on the H200's datasheet); the mid-M and small-M
-// shapes run one wgmma tile where fp16 has a tile per shape.
+// So the targets' shapes (2048³..8192³ and the LLM projections from 256 rows) run the same kernel
+// as fp16, whose tensor-core rate is the same in bf16 (dense 989 TFLOP/s for both on the H200's
+// datasheet); the small-M shapes run one wgmma tile where fp16 has a path per M.
 #pragma once
-#include "gemm/hgemm_12_warp_specialized.cuh"
+#include "gemm/hgemm_14_tma_store.cuh"
 
 namespace rlg {
 
@@ -38,15 +40,22 @@ int try_wgmma_tile_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int
 template <class Epi>
 int launch_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, const Epi &epi,
                 cudaStream_t stream) {
+  const auto others = [&] {
+    return path_or(
+        [&](bool *done) { return try_warp_specialized(A, B, C, M, N, K, epi, stream, done); },
+        [&] {
+          return path_or(
+              [&](bool *done) {
+                return try_wgmma_tile_bf16(A, B, C, M, N, K, epi, stream, done);
+              },
+              [&] { return launch_naive(A, B, C, M, N, K, epi, stream); });
+        });
+  };
   return path_or(
-      [&](bool *done) { return try_warp_specialized(A, B, C, M, N, K, epi, stream, done); },
-      [&] {
-        return path_or(
-            [&](bool *done) {
-              return try_wgmma_tile_bf16(A, B, C, M, N, K, epi, stream, done);
-            },
-            [&] { return launch_naive(A, B, C, M, N, K, epi, stream); });
-      });
+      [&](bool *done) {
+        return try_ws_widths<WsWidths<true>>(A, B, C, M, N, K, epi, stream, done);
+      },
+      others);
 }
 
 }  // namespace rlg

@@ -3,9 +3,10 @@
 // names what changed for the fused kernel (cuda/gemm/gemm_bias_gelu_N_<name>.cuh, whose
 // header says what the step changes and what it measured).
 //
-// "best" is v5: HGEMM v12's kernels, every M path of them with bias and GELU applied before
-// the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel where its grid
-// fills a wave, else v4's (the lean loop in its fused form). v5 alone has a bf16 form
+// "best" is v7: HGEMM v14's kernels, every M path of them with bias and GELU applied before
+// the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
+// shape, stored by TMA, where it suits the shape, else v4's (the lean loop in its fused form).
+// v7 alone has a bf16 form
 // (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
@@ -27,7 +28,7 @@ struct Variant {
   int plain_twin;  // the HGEMM variant whose kernels it runs
   Launch tanh;     // gelu_kind 0
   Launch erf;      // gelu_kind 1
-  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: only v5's
+  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: only v7's
 };
 
 constexpr Variant kVariants[] = {
@@ -45,19 +46,19 @@ constexpr Variant kVariants[] = {
      "v3 on HGEMM v11's lean loop, its last k-step's stage offset opaque to the compiler",
      11, rlg::launch_bias_gelu_lean_loop<0>, rlg::launch_bias_gelu_lean_loop<1>, nullptr},
     {5, "warp_specialized",
-     "best: v4 on HGEMM v12: its persistent warp-specialized wgmma kernel, bias + GELU at the "
+     "v4 on HGEMM v12: its persistent warp-specialized wgmma kernel, bias + GELU at the "
      "coalesced store",
      12, rlg::launch_bias_gelu_warp_specialized<0>, rlg::launch_bias_gelu_warp_specialized<1>,
-     rlg::bias_gelu_bf16},
+     nullptr},
     {6, "ws_tile_per_shape",
-     "v5 on HGEMM v13: the warp-specialized kernel at the tile width each shape asks for (not "
-     "yet measured)",
+     "v5 on HGEMM v13: the warp-specialized kernel at the tile width each shape asks for",
      13, rlg::launch_bias_gelu_ws_tile_per_shape<0>, rlg::launch_bias_gelu_ws_tile_per_shape<1>,
      nullptr},
     {7, "tma_store",
-     "v6 on HGEMM v14: bias + GELU in the consumers' registers, the tile stored by TMA while the "
-     "next one's wgmmas run (not yet measured)",
-     14, rlg::launch_bias_gelu_tma_store<0>, rlg::launch_bias_gelu_tma_store<1>, nullptr},
+     "best: v6 on HGEMM v14: bias + GELU in the consumers' registers, the tile stored by TMA "
+     "while the next one's wgmmas run",
+     14, rlg::launch_bias_gelu_tma_store<0>, rlg::launch_bias_gelu_tma_store<1>,
+     rlg::bias_gelu_bf16},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -4,8 +4,8 @@
 // GEMM's choice, the functor the family's.
 //
 // Prediction (before a GPU run): fused / plain as v5's (1.05-1.08 at the squares, S34c) where
-// both run 128x256; at 256 rows the GEMM's gain (HGEMM v13) with the same ratio. Measured: not
-// yet.
+// both run 128x256; at 256 rows the GEMM's gain (HGEMM v13) with the same ratio. Checked (S34f,
+// S35a), not timed apart: v7, the same widths with the TMA store, went straight to best.
 #pragma once
 #include "gemm/gemm_bias_gelu_5_warp_specialized.cuh"
 #include "gemm/hgemm_13_ws_tile_per_shape.cuh"

@@ -3,13 +3,14 @@
 // column, and each row of the table runs a step of the HGEMM ladder with it (its plain twin),
 // as GEMM+bias+GELU does: no kernel or path was written for it (only its run-time form for the
 // GEMV's slabs, SlabEpiResidual, whose slab kernels are built for it alone), so it is the
-// contract's proof that a new epilogue reaches every M path; v5 is one table row on HGEMM v12.
+// contract's proof that a new epilogue reaches every M path; v5-v7 are one table row each, on
+// HGEMM v12-v14.
 //
-// "best" is v5: HGEMM v12's kernels, every M path of them with bias and residual added before
-// the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel where its grid
-// fills a wave, else v4's (HGEMM v11's paths, the lean loop in the fused family's form: its last
-// k-step's stage offset opaque, as the residual's kernel parks like the fused one). v5 alone has
-// a bf16 form (rl_gemm_residual_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the
+// "best" is v7: HGEMM v14's kernels, every M path of them with bias and residual added before
+// the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
+// shape, stored by TMA, where it suits the shape, else v4's (HGEMM v11's paths, the lean loop in
+// the fused family's form: its last k-step's stage offset opaque, as the residual's kernel parks
+// like the fused one). v7 alone has a bf16 form (rl_gemm_residual_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the
 // functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/bias_residual_epilogue.cuh"
@@ -42,7 +43,7 @@ struct Variant {
   const char *summary;
   int plain_twin;  // the HGEMM variant whose kernels it runs
   Launch launch;
-  LaunchBf16 bf16;  // the bf16 form (rl_gemm_residual_bf16, gemm_bf16.cu), or null: only v5's
+  LaunchBf16 bf16;  // the bf16 form (rl_gemm_residual_bf16, gemm_bf16.cu), or null: only v7's
 };
 
 constexpr Variant kVariants[] = {
@@ -58,21 +59,20 @@ constexpr Variant kVariants[] = {
     {4, "lean_loop", "v3 on HGEMM v11's lean loop, in the fused family's form", 11,
      with_residual<rlg::launch_lean_loop<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>, nullptr},
     {5, "warp_specialized",
-     "best: v4 on HGEMM v12: grids of a wave or more on the persistent warp-specialized wgmma "
+     "v4 on HGEMM v12: grids of a wave or more on the persistent warp-specialized wgmma "
      "kernel, bias + residual at its coalesced store",
      12, with_residual<rlg::launch_warp_specialized<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
-     rlg::bias_residual_bf16},
+     nullptr},
     {6, "ws_tile_per_shape",
-     "v5 on HGEMM v13: the warp-specialized kernel at the tile width each shape asks for (not "
-     "yet measured)",
+     "v5 on HGEMM v13: the warp-specialized kernel at the tile width each shape asks for",
      13,
      with_residual<rlg::launch_ws_tile_per_shape<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
      nullptr},
     {7, "tma_store",
-     "v6 on HGEMM v14: bias + residual in the consumers' registers (the residual read per "
-     "element inside C), the tile stored by TMA (not yet measured)",
+     "best: v6 on HGEMM v14: bias + residual in the consumers' registers (the residual read "
+     "per element inside C), the tile stored by TMA",
      14, with_residual<rlg::launch_ws_tma_store<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
-     nullptr},
+     rlg::bias_residual_bf16},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

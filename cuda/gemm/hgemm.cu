@@ -2,13 +2,16 @@
 // ladder (cuda/gemm/hgemm_NN_<name>.cuh, whose header says what the step changes and what it
 // measured) with the identity epilogue; each step builds on the one before it.
 //
-// bf16 (rl_hgemm_bf16): v12 alone has a bf16 form (gemm_bf16.cu: the paths of
+// bf16 (rl_hgemm_bf16): v14 alone has a bf16 form (gemm_bf16.cu: the paths of
 // gemm/bf16_paths.cuh).
 //
-// "best" is v12. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
+// "best" is v14. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
 // same table for `roofline list`):
-//   grids of a wave or more of 128x256 tiles (<= 1/4 of their area outside C), 16-byte path:
-//                    the persistent warp-specialized wgmma kernel, TMA multicast (v12, sm_90a);
+//   from 65 rows, 16-byte path, sm_90a, where a tile of 128 x 256/192/128 (64: above 512 rows)
+//                    keeps half of the tensor cores' time on C: the persistent warp-specialized
+//                    wgmma kernel at that width (v13), TMA multicast, results stored by TMA (v14);
+//   grids of a wave or more of 128x256 tiles (<= 1/4 of their area outside C) that no width
+//                    above took: v12's form of that kernel;
 //   17..64 rows      the 64x64 wgmma tile, K split over a cluster of 1-4 CTAs (v10), where its
 //                    grid fills half of the GPU in one wave (sm_90a);
 //   9..64 rows       the GEMV's TMA slabs (v8), where their grid suits the shape;
@@ -41,7 +44,7 @@ struct Variant {
   const char *name;
   const char *summary;
   int (*launch)(const half *, const half *, half *, int, int, int, cudaStream_t);
-  // The variant's bf16 form (rl_hgemm_bf16), or null: v12 alone has one
+  // The variant's bf16 form (rl_hgemm_bf16), or null: v14 alone has one
   // (gemm_bf16.cu, compiled apart so that this file's fp16 kernels stay as they were).
   int (*bf16)(const bf16 *, const bf16 *, bf16 *, int, int, int, cudaStream_t);
 };
@@ -82,17 +85,17 @@ constexpr Variant kVariants[] = {
      "bounds predicates)",
      plain<rlg::launch_lean_loop<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {12, "warp_specialized",
-     "best: v11, with grids of a wave or more on a persistent warp-specialized wgmma kernel: 128x256 "
+     "v11, with grids of a wave or more on a persistent warp-specialized wgmma kernel: 128x256 "
      "tiles, TMA multicast over a cluster of 2, 4-stage ring (sm_90a)",
-     plain<rlg::launch_warp_specialized<rlg::kLoopLean, EpiIdentity>>, rlg::hgemm_bf16},
+     plain<rlg::launch_warp_specialized<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {13, "ws_tile_per_shape",
      "v12's kernel at a tile width per shape (128 x 64/128/192/256, by the waves each needs) "
-     "wherever it keeps half of the tensor cores' time on C, from 65 rows (not yet measured)",
+     "wherever it keeps half of the tensor cores' time on C, from 65 rows",
      plain<rlg::launch_ws_tile_per_shape<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {14, "tma_store",
-     "v13, with the warp-specialized kernel's results staged by stmatrix and stored by TMA while "
-     "the next tile's wgmmas run (not yet measured)",
-     plain<rlg::launch_ws_tma_store<rlg::kLoopLean, EpiIdentity>>, nullptr},
+     "best: v13, with the warp-specialized kernel's results staged by stmatrix and stored by TMA "
+     "while the next tile's wgmmas run",
+     plain<rlg::launch_ws_tma_store<rlg::kLoopLean, EpiIdentity>>, rlg::hgemm_bf16},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

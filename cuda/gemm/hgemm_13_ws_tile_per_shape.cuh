@@ -64,10 +64,10 @@ constexpr int ws_width_speed(int bn) {
 struct WsEstimate {
   double cost = -1.0, useful = 0.0;
 };
-template <class Cfg, class Epi>
+template <class Cfg, class Epi, class T>
 WsEstimate ws_estimate(int M, int N) {
   WsEstimate e;
-  const int clusters = ws_resident_clusters<Cfg, Epi>();
+  const int clusters = ws_resident_clusters<Cfg, Epi, T>();
   const long long m_ctiles = rl_ceil_div(rl_ceil_div(M, Cfg::BM), Cfg::kCluster);
   const long long ctiles = m_ctiles * rl_ceil_div(N, Cfg::BN);
   if (clusters <= 0 || ctiles > INT_MAX) return e;
@@ -88,13 +88,13 @@ inline int ws_forced_width() {
   return w;
 }
 
-// The width for a shape among W's (0: none suits it).
-template <class W, class Epi>
+// The width for a shape among W's (0: none suits it); T: the element type (half or bf16).
+template <class W, class Epi, class T>
 int ws_width_for(int M, int N) {
   if (M < 65 || M >= (1 << 30) || N >= (1 << 30)) return 0;
   const WsEstimate est[4] = {
-      ws_estimate<typename W::N256, Epi>(M, N), ws_estimate<typename W::N192, Epi>(M, N),
-      ws_estimate<typename W::N128, Epi>(M, N), ws_estimate<typename W::N64, Epi>(M, N)};
+      ws_estimate<typename W::N256, Epi, T>(M, N), ws_estimate<typename W::N192, Epi, T>(M, N),
+      ws_estimate<typename W::N128, Epi, T>(M, N), ws_estimate<typename W::N64, Epi, T>(M, N)};
   constexpr int widths[4] = {256, 192, 128, 64};
   const int forced = ws_forced_width();
   int best = -1;
@@ -115,13 +115,14 @@ int ws_width_for(int M, int N) {
   return widths[best];
 }
 
-// The kernel at the width the shape asks for among W's; *launched false: none suits it.
-template <class W, class Epi>
-int try_ws_widths(const half *A, const half *B, half *C, int M, int N, int K, const Epi &epi,
+// The kernel at the width the shape asks for among W's (T: half, or bf16 from
+// gemm/bf16_paths.cuh); *launched false: none suits it.
+template <class W, class Epi, class T>
+int try_ws_widths(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
                   cudaStream_t stream, bool *launched) {
   *launched = false;
   if (!vec16_ok(A, B, C, N, K, epi) || !wgmma_capable()) return 0;
-  switch (ws_width_for<W, Epi>(M, N)) {
+  switch (ws_width_for<W, Epi, T>(M, N)) {
     case 256:
       return launch_ws<typename W::N256>(A, B, C, M, N, K, epi, stream, launched);
     case 192:

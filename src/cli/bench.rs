@@ -33,8 +33,8 @@ pub struct BenchArgs {
     /// GELU form, for families with a GELU: tanh (approximation, as cuBLASLt) or erf
     #[arg(long)]
     pub gelu: Option<String>,
-    /// Element type: fp16, or bf16 for the GEMM families' variants with a bf16 form (hgemm v12,
-    /// gemm_bias_gelu v5, gemm_residual v5) and their libraries (cuBLAS, cuBLASLt in bf16)
+    /// Element type: fp16, or bf16 for the GEMM families' variants with a bf16 form (hgemm v14,
+    /// gemm_bias_gelu v7, gemm_residual v7) and their libraries (cuBLAS, cuBLASLt in bf16)
     #[arg(long, default_value = "fp16")]
     pub dtype: String,
     #[command(flatten)]

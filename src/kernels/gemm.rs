@@ -21,10 +21,10 @@ use rand_chacha::ChaCha8Rng;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v12 "warp_specialized", the last step of the ladder in cuda/gemm/
-/// (hgemm_12_warp_specialized.cuh). What it runs at which shapes is `FAMILY.dispatch` (the same
+/// The variant "best" means: v14 "tma_store", the last step of the ladder in cuda/gemm/
+/// (hgemm_14_tma_store.cuh). What it runs at which shapes is `FAMILY.dispatch` (the same
 /// table as the comment of cuda/gemm/hgemm.cu); docs/perf-log.md has the figures.
-pub const BEST: u32 = 12;
+pub const BEST: u32 = 14;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -41,7 +41,7 @@ pub fn variants() -> Vec<(u32, String)> {
 }
 
 /// The variant "best" resolves to in `dtype`: `best()`, or in bf16 the highest variant with a
-/// bf16 form should best have none (v12 is best and has one).
+/// bf16 form should best have none (v14 is best and has one).
 pub fn best_in(dtype: Dtype) -> u32 {
     let b = best();
     if dtype == Dtype::F16 || takes_bf16(b) {
@@ -55,7 +55,7 @@ pub fn best_in(dtype: Dtype) -> u32 {
     with.into_iter().max().unwrap_or(b)
 }
 
-/// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: v12 alone).
+/// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: v14 alone).
 pub fn takes_bf16(v: u32) -> bool {
     // SAFETY: takes and returns an int; 0 out of range.
     unsafe { ffi::rl_hgemm_variant_bf16(v as i32) == 1 }
@@ -318,12 +318,19 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "grids of a wave or more of 128x256 tiles, at most 1/4 of their area \
-                     outside C (M >= 192 in practice); N, K multiples of 8",
-            runs: "v12: the persistent warp-specialized wgmma kernel (TMA multicast over a \
-                   cluster of 2, 4-stage ring; sm_90a)",
-            why: "Hopper's tensor cores from shared memory: 0.93-0.99x cuBLAS at 2048-8192^3 \
-                  (S34), 1.6-1.65x v11",
+            shapes: "M >= 65 where a tile of 128 x 256/192/128 (64: M > 512) keeps half of the \
+                     tensor cores' time on C; N, K multiples of 8",
+            runs: "v14: the persistent warp-specialized wgmma kernel (TMA multicast over a \
+                   cluster of 2) at the width with the fewest waves per speed (v13), results \
+                   stored by TMA from stmatrix'ed shared memory",
+            why: "0.95x / 0.97x / 1.00x cuBLAS at 2048 / 4096 / 8192^3 (S35a; v12 0.92-0.98), \
+                  0.95-0.99x at the LLM projections from 256 rows where v12 left 0.49-0.92x",
+        },
+        Dispatch {
+            shapes: "grids of a wave or more of 128x256 tiles (at most 1/4 of their area \
+                     outside C) that no width above took",
+            runs: "v12: the same kernel at 128x256, 4-stage ring, the coalesced store",
+            why: "Hopper's tensor cores from shared memory: 1.6-1.65x v11 (S34)",
         },
         Dispatch {
             shapes: "17 <= M <= 64",
@@ -363,11 +370,11 @@ pub const FAMILY: Family = Family {
             why: "the fastest WMMA tile per shape by v6's cost model",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16, v12 only): where v12's kernel runs in fp16",
+            shapes: "bf16 (--dtype bf16, v14 only): where v14's or v12's kernel runs in fp16",
             runs: "the same warp-specialized kernel in bf16 (wgmma .bf16, bf16 tensor maps and \
                    stores; cuda/gemm/bf16_paths.cuh)",
-            why: "the same instructions but the type: predicted at fp16's ratio to cuBLAS (the \
-                  tensor cores' bf16 rate is fp16's); not yet measured",
+            why: "the same instructions but the type: the tensor cores' bf16 rate is fp16's \
+                  (figures: docs/perf-log.md)",
         },
         Dispatch {
             shapes: "bf16: every other shape on the 16-byte path (any M)",

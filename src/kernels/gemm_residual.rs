@@ -26,9 +26,9 @@ use half::{bf16, f16};
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v5 "warp_specialized", HGEMM v12's kernels (its plain twin) with
-/// bias and residual added before the store on every M path, as GEMM+bias+GELU v5 runs them.
-pub const BEST: u32 = 5;
+/// The variant "best" means: v7 "tma_store", HGEMM v14's kernels (its plain twin) with bias and
+/// residual added before the store on every M path, as GEMM+bias+GELU v7 runs them.
+pub const BEST: u32 = 7;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -44,7 +44,7 @@ pub fn variants() -> Vec<(u32, String)> {
     )
 }
 
-/// Whether variant `v` has a bf16 form (its table's bf16 column: v5 alone).
+/// Whether variant `v` has a bf16 form (its table's bf16 column: v7 alone).
 pub fn takes_bf16(v: u32) -> bool {
     // SAFETY: takes and returns an int; 0 out of range.
     unsafe { ffi::rl_gemm_residual_variant_bf16(v as i32) == 1 }
@@ -326,9 +326,9 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "grids of a wave or more of 128x256 tiles (as hgemm v12)",
-            runs: "HGEMM v12's warp-specialized wgmma kernel with the bias + residual functor at \
-                   its coalesced store",
+            shapes: "where hgemm v14 runs its warp-specialized kernel (a width per shape)",
+            runs: "HGEMM v14's kernel with the bias + residual functor in the consumers' \
+                   registers, the tile stored by TMA",
             why: "one epilogue functor, no new kernel",
         },
         Dispatch {
@@ -349,10 +349,10 @@ pub const FAMILY: Family = Family {
             why: "as GEMM+bias+GELU v4; ptxas: 254 registers, no spill",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16, v5 only)",
-            runs: "hgemm's bf16 paths (v12's kernel, else v9's tile at any M, else v1's) with \
-                   the functor in bf16, bias and R in bf16",
-            why: "the fp16 kernels' bf16 forms; not yet measured",
+            shapes: "bf16 (--dtype bf16, v7 only)",
+            runs: "hgemm's bf16 paths (v14's kernel, else v12's, else v9's tile at any M, else \
+                   v1's) with the functor in bf16, bias and R in bf16",
+            why: "the fp16 kernels' bf16 forms (figures: docs/perf-log.md)",
         },
     ],
     work: |s| {

@@ -35,6 +35,16 @@ impl Tolerance {
         rtol: 1.0 / 64.0,
         atol_rms: 1e-2,
     };
+    /// cuBLASLt's own bf16 GELU_BIAS epilogue against the float64 reference: it measured up to
+    /// 3 bf16 ulps off (S35a, 260x600x37: 17 of 156,000 elements past GEMM_BF16's 2^-6, rel
+    /// err 2.9e-3, where ours and the fp16 form pass GEMM's), so its elementwise bound is 2^-4;
+    /// rel_fro stays at GEMM_BF16's 1e-2, which a wrong bias, layout or epilogue fails by far.
+    /// Only the library's reference path uses it: our kernels keep GEMM_BF16.
+    pub const LIBRARY_BF16_GELU: Tolerance = Tolerance {
+        rel_fro: 1e-2,
+        rtol: 1.0 / 16.0,
+        atol_rms: 1e-2,
+    };
     /// fp16 output of fp32 elementwise math: a couple of fp16 ulps.
     pub const ELEMENTWISE: Tolerance = Tolerance {
         rel_fro: 2e-3,
