@@ -206,14 +206,15 @@ impl BenchCase for CublasGemmCase {
         self.launch(gpu, 0)?;
         gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
         use crate::verify::gemm::check_against_cpu as check;
+        let tol = crate::verify::Tolerance::gemm(self.dtype);
         match self.dtype {
             Dtype::F16 => {
                 let s = &self.f16_sets[0];
-                check(gpu, &s.a, &s.b, &s.c, Epilogue::Plain, m, n, k)
+                check(gpu, &s.a, &s.b, &s.c, Epilogue::Plain, m, n, k, tol)
             }
             Dtype::Bf16 => {
                 let s = &self.bf16_sets[0];
-                check(gpu, &s.a, &s.b, &s.c, Epilogue::Plain, m, n, k)
+                check(gpu, &s.a, &s.b, &s.c, Epilogue::Plain, m, n, k, tol)
             }
         }
     }

@@ -237,7 +237,17 @@ impl<E: Elem> BenchCase for HgemmCase<E> {
         let reference = cublas_reference(gpu, &s.a, &s.b, m, n, k)?;
         let what = self.id().describe();
         gpu.sync(&what, &gemm_shape(m, n, k).label())?;
-        let cpu = check::check_against_cpu(gpu, &s.a, &s.b, &s.c, Epilogue::Plain, m, n, k)?;
+        let cpu = check::check_against_cpu(
+            gpu,
+            &s.a,
+            &s.b,
+            &s.c,
+            Epilogue::Plain,
+            m,
+            n,
+            k,
+            Tolerance::gemm(E::DTYPE),
+        )?;
         let lib = check::check_against_library(&s.c, &reference, gpu, "cuBLAS")?;
         user::with_guards(gpu, check::both(cpu, lib), &[("C", &s.c)])
     }

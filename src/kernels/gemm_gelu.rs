@@ -319,7 +319,7 @@ impl<E: Elem> BenchCase for GemmGeluCase<E> {
             (GeluImpl::Cublaslt, Dtype::Bf16) => Tolerance::LIBRARY_BF16_GELU,
             _ => Tolerance::gemm(E::DTYPE),
         };
-        let v = check::check_against_cpu_within(
+        let v = check::check_against_cpu(
             gpu,
             &s.g.a,
             &s.g.b,

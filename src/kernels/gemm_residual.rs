@@ -279,7 +279,17 @@ impl<E: Elem> BenchCase for GemmResidualCase<E> {
             bias: &s.bias,
             residual: &s.residual,
         };
-        let mut v = check::check_against_cpu(gpu, &s.g.a, &s.g.b, &s.g.c, epilogue, m, n, k)?;
+        let mut v = check::check_against_cpu(
+            gpu,
+            &s.g.a,
+            &s.g.b,
+            &s.g.c,
+            epilogue,
+            m,
+            n,
+            k,
+            Tolerance::gemm(E::DTYPE),
+        )?;
         if let Some(reference) = library {
             let lib = check::check_against_library(&s.g.c, &reference, gpu, "cuBLASLt")?;
             v = check::both(v, lib);

@@ -186,7 +186,17 @@ impl BenchCase for GemvCase {
         let s = &self.sets[0];
         let reference = super::gemm::cublas_reference(gpu, &s.x, &s.w, m, n, k)?;
         gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
-        let cpu = check::check_against_cpu(gpu, &s.x, &s.w, &s.y, Epilogue::Plain, m, n, k)?;
+        let cpu = check::check_against_cpu(
+            gpu,
+            &s.x,
+            &s.w,
+            &s.y,
+            Epilogue::Plain,
+            m,
+            n,
+            k,
+            Tolerance::GEMM,
+        )?;
         if let GemvImpl::Cublas = self.imp {
             return Ok(cpu);
         }
