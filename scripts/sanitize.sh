@@ -173,6 +173,14 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused --variant 7 --m 1000 --n 4000 --k 1000"
   "bench gemm_residual --impl ours --variant 7 --m 1000 --n 4000 --k 1000"
   "bench gemm_residual --impl ours --variant 7 --m 200 --n 4104 --k 136"
+  # HGEMM v15 / fused v8 / residual v8: tiles cut along K (Stream-K): the partial sums through
+  # global memory, their flags, the owner's gather (128 wide, ~5 units a tile, M, N, K off the
+  # tile; a CTA wholly below M; 192 wide)
+  "bench hgemm --impl ours --variant 15 --m 200 --n 2040 --k 1000"
+  "bench hgemm --impl ours --variant 15 --m 300 --n 2048 --k 768"
+  "bench hgemm --impl ours --variant 15 --m 640 --n 7168 --k 2048"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 8 --m 200 --n 2040 --k 1000"
+  "bench gemm_residual --impl ours --variant 8 --m 300 --n 2048 --k 768"
   # GEMM+bias+residual (one functor, every path reads R at its row and column): v1's parked
   # tile, split-K (4 and 8 warps), register slabs (one row, 2..8 rows), TMA slabs (2 and 4
   # m-tiles; K = 8), the generic tiles (N odd); v2's wgmma tile; v3's few-row tile split 4 and

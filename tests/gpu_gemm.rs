@@ -99,6 +99,19 @@ const WS13_SHAPES: &[(u64, u64, u64)] = &[
     (333, 7000, 8),
 ];
 
+/// v15's cut tiles (Stream-K; its cost model's choice on 66 clusters): 128x128 tiles cut into
+/// 2-3 units each (256x4096x1024), ~5 units of ~4 k-tiles with M, N and K off the tile
+/// (200x2040x1000), an odd number of tile rows (a CTA wholly below M: its sums are zeros that
+/// still meet at the owner; 300x2048x768); 128x192 tiles over one wave and a part
+/// (640x7168x2048); 128x256 tiles, 100 of them (300x12800x1024).
+const SK_SHAPES: &[(u64, u64, u64)] = &[
+    (256, 4096, 1024),
+    (200, 2040, 1000),
+    (300, 2048, 768),
+    (640, 7168, 2048),
+    (300, 12800, 1024),
+];
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn every_hgemm_variant_matches_references_at_odd_shapes() {
@@ -114,6 +127,7 @@ fn every_hgemm_variant_matches_references_at_odd_shapes() {
             .chain(LEAN_SHAPES)
             .chain(WS_SHAPES)
             .chain(WS13_SHAPES)
+            .chain(SK_SHAPES)
             .enumerate()
         {
             let mut c = HgemmCase::new(m, n, k, *v, 100 + i as u64);
@@ -136,6 +150,7 @@ fn epilogue_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
         .chain(LEAN_SHAPES)
         .chain(WS_SHAPES)
         .chain(WS13_SHAPES)
+        .chain(SK_SHAPES)
         .copied()
 }
 
@@ -209,8 +224,8 @@ const BF16_SHAPES: &[(u64, u64, u64)] = &[
     (2048, 2048, 2048),
 ];
 
-/// Every shape the fp16 tests run (the warp-specialized kernel's WS_SHAPES among them; the others on v9's
-/// tile or, off the 16-byte path, v1's) and the bf16 paths' own.
+/// The fp16 tests' shapes (the warp-specialized kernel's WS_SHAPES and its widths' WS13_SHAPES
+/// among them; the others on v9's tile or, off the 16-byte path, v1's) and the bf16 paths' own.
 fn bf16_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
     SHAPES
         .iter()
@@ -218,6 +233,7 @@ fn bf16_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
         .chain(WIDE_SHAPES)
         .chain(LEAN_SHAPES)
         .chain(WS_SHAPES)
+        .chain(WS13_SHAPES)
         .chain(BF16_SHAPES)
         .copied()
 }

@@ -9,9 +9,14 @@
  * bf16: each family's *_bf16 launcher takes the same arguments as its fp16 one, every 16-bit
  * pointer then to bf16 data (IEEE-style bfloat16, Rust half::bf16: A, B, C and the bias and R),
  * fp32 accumulation and epilogue, one rounding to bf16. Only the variants whose
- * *_variant_bf16(v) is 1 have a bf16 form (the last step of each ladder: HGEMM v12, GEMM+bias+
- * GELU v5, GEMM+bias+residual v5; cuda/gemm/bf16_paths.cuh says what it runs where); another
+ * *_variant_bf16(v) is 1 have a bf16 form (the best step of each ladder: HGEMM v14, GEMM+bias+
+ * GELU v7, GEMM+bias+residual v7; cuda/gemm/bf16_paths.cuh says what it runs where); another
  * variant gives cudaErrorInvalidValue.
+ *
+ * Workspace: HGEMM v15 (stream-K) and the fused steps on it allocate, on their first launch on
+ * a stream, a workspace of ~17 MB for that stream (fp32 partial tiles and their flags, zeroed
+ * once; every launch leaves the flags zero), kept for the life of the process; where it cannot
+ * be had (a stream being captured into a graph, no memory) they run v14's paths instead.
  *
  * Variants: each family numbers its own from 1 (the plainest) to *_variant_count();
  * *_variant_name(v) is a short name ("pipelined"), *_variant_summary(v) one line on what the

@@ -10,7 +10,7 @@
 // (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_7_tma_store.cuh"
+#include "gemm/gemm_bias_gelu_8_stream_k.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -59,6 +59,10 @@ constexpr Variant kVariants[] = {
      "while the next one's wgmmas run",
      14, rlg::launch_bias_gelu_tma_store<0>, rlg::launch_bias_gelu_tma_store<1>,
      rlg::bias_gelu_bf16},
+    {8, "stream_k",
+     "v7 on HGEMM v15: a partial last wave's tiles cut along K, bias + GELU on the owner's sum "
+     "(not yet measured)",
+     15, rlg::launch_bias_gelu_stream_k<0>, rlg::launch_bias_gelu_stream_k<1>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -22,7 +22,7 @@
 //                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/hgemm_14_tma_store.cuh"
+#include "gemm/hgemm_15_stream_k.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -96,6 +96,10 @@ constexpr Variant kVariants[] = {
      "best: v13, with the warp-specialized kernel's results staged by stmatrix and stored by TMA "
      "while the next tile's wgmmas run",
      plain<rlg::launch_ws_tma_store<rlg::kLoopLean, EpiIdentity>>, rlg::hgemm_bf16},
+    {15, "stream_k",
+     "v14, with the tiles of a partial last wave cut along K over every cluster (Stream-K; "
+     "partial sums through L2) where that beats the idle SMs (not yet measured)",
+     plain<rlg::launch_ws_stream_k<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -46,6 +46,7 @@
 
 #include "gemm/hgemm_11_lean_loop.cuh"
 #include "gemm/ws_store_tma.cuh"
+#include "gemm/ws_stream_k.cuh"
 
 namespace rlg {
 
@@ -65,12 +66,14 @@ static_assert((kWsProducerRegs + 2 * kWsConsumerRegs) * 128 <= 168 * 384 &&
 // k-tiles of 64 in the ring, CLUSTER CTAs along M sharing B by multicast (1 or 2), GROUP_M
 // cluster rows of tiles per raster group; TMA_STORE: the store of v14 (ws_store_tma.cuh: each
 // consumer warpgroup stages its 64 x BN fp16 results for the TMA unit) instead of v12's parked
-// passes.
-template <int BM_, int BN_, int STAGES_, int CLUSTER_, int GROUP_M_, bool TMA_STORE_ = false>
+// passes; STREAM_K: v15's schedule (ws_stream_k.cuh: the first tiles' k-tiles shared by every
+// cluster, partial sums through global memory), which needs v14's store.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, int GROUP_M_, bool TMA_STORE_ = false,
+          bool STREAM_K_ = false>
 struct WsCfg {
   static constexpr int BM = BM_, BN = BN_, BK = kWgmmaKTile, kStages = STAGES_;
   static constexpr int kCluster = CLUSTER_, kGroupM = GROUP_M_;
-  static constexpr bool kTmaStore = TMA_STORE_;
+  static constexpr bool kTmaStore = TMA_STORE_, kStreamK = STREAM_K_;
   static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
   static constexpr int kConsumerWarps = 8;      // each releases a stage on its own
   static constexpr int kWgRows = BM / 2;        // a consumer warpgroup's rows of the tile
@@ -94,6 +97,7 @@ struct WsCfg {
   static_assert(kCluster == 1 || kCluster == 2, "a CTA alone or a pair sharing B");
   static_assert((BN / kEpiCols) % 2 == 0, "an even number of passes per m64 block");
   static_assert(!kTmaStore || BM == 128, "v14's store: one m64 block per consumer warpgroup");
+  static_assert(!kStreamK || (kTmaStore && BN <= kWsSkMaxBN), "v15: v14's store, a slot's width");
   static_assert(kSmem + 16 * kStages <= 227 * 1024, "one CTA's shared memory, barriers included");
 };
 
@@ -256,7 +260,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     ws_gemm_kernel(const __grid_constant__ CUtensorMap amap,
                    const __grid_constant__ CUtensorMap bmap,
                    const __grid_constant__ CUtensorMap cmap, T *C, int M, int N, int K,
-                   Epi epi) {
+                   Epi epi, WsSkArgs sk) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int S = Cfg::kStages, CL = Cfg::kCluster;
   extern __shared__ unsigned char ws_smem_raw[];
@@ -289,10 +293,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (threadIdx.x == 0) {
       int s = 0, phase = 0;
       bool first_round = true;
-      for (int t = cluster; t < sched.total; t += clusters) {
+      ws_for_units<Cfg::kStreamK>(cluster, clusters, sched.total, k_tiles, sk, [&](int t, int k0,
+                                                                                int k1) {
         int m0, n0;
         sched.at(t, rank, m0, n0);
-        for (int kt = 0; kt < k_tiles; ++kt) {
+        for (int kt = k0; kt < k1; ++kt) {
           // Round r of stage s needs round r - 1 released by all consumer warps of the cluster.
           if (!first_round) mbar_wait(&empty[s], phase ^ 1);
           unsigned char *st = ring + s * Cfg::kStageBytes;
@@ -316,14 +321,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             first_round = false;
           }
         }
-      }
+      });
     }
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kWsConsumerRegs));
     const int cw = wg - 1, lane = threadIdx.x % 32;
     float *my_park = park + cw * 2 * Cfg::kParkFloats;
     int s = 0, phase = 0;
-    for (int t = cluster; t < sched.total; t += clusters) {
+    ws_for_units<Cfg::kStreamK>(cluster, clusters, sched.total, k_tiles, sk, [&](int t, int k0,
+                                                                              int k1) {
       int m0, n0;
       sched.at(t, rank, m0, n0);
       float d[Cfg::kMBlocks][Cfg::kAcc];
@@ -332,7 +338,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
         for (int i = 0; i < Cfg::kAcc; ++i) d[mi][i] = 0.0f;
       int prev = 0;
-      for (int kt = 0; kt < k_tiles; ++kt) {
+      for (int kt = k0; kt < k1; ++kt) {
         mbar_wait(&full[s], phase);
         // A: this warpgroup's rows, K-major, 32 bytes (16 k) further along the swizzled rows
         // per k-step. B: N-major (trans-b), its 64-column boxes 8 KB apart (the descriptor's
@@ -350,7 +356,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         wg_commit();
         wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage
-        if (kt > 0) ws_release<CL>(&empty[prev], lane);
+        if (kt > k0) ws_release<CL>(&empty[prev], lane);
         prev = s;
         if (++s == S) {
           s = 0;
@@ -361,12 +367,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int mi = 0; mi < Cfg::kMBlocks; ++mi) wg_hold(d[mi]);
       ws_release<CL>(&empty[prev], lane);  // the producer refills it while we store
+      if constexpr (Cfg::kStreamK) {
+        // v15: a unit that did not start its tile leaves its partial sums to the one that did,
+        // which adds the others' before the functor (ws_stream_k.cuh).
+        const int slot = (cluster * CL + rank) * 2 + cw;
+        if (k0 > 0) {
+          ws_sk_contribute<Cfg::kAcc>(d[0], sk, slot, 1 + cw);
+          return;
+        }
+        if (k1 < k_tiles) ws_sk_gather<Cfg::kAcc, CL>(d[0], sk, cluster, clusters, t, k_tiles,
+                                                      rank * 2 + cw, 1 + cw);
+      }
       if constexpr (Cfg::kTmaStore)
         ws_store_tma<Cfg, T>(d[0], reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::BN * 2,
                           &cmap, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
       else
         ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
-    }
+    });
     // v14: the last stores complete before the CTA (and the staging they read) goes away.
     if constexpr (Cfg::kTmaStore)
       if (threadIdx.x % 128 == 0) tma_store_wait_all<false>();
@@ -404,7 +421,7 @@ bool ws_fits(int M, int N) {
 // checked ws_fits, vec16_ok and wgmma_capable.
 template <class Cfg, class Epi, class T>
 int launch_ws(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
-              cudaStream_t stream, bool *launched) {
+              cudaStream_t stream, bool *launched, const WsSkArgs &sk = WsSkArgs{}) {
   *launched = false;
   constexpr auto *kernel = &ws_gemm_kernel<Cfg, Epi, T>;
   const int resident = ws_resident_clusters<Cfg, Epi, T>();
@@ -421,13 +438,14 @@ int launch_ws(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
   const int prep = allow_smem<kernel, Cfg::kSmem>();
   if (prep != 0) return prep;
   const int total = WsSchedule<Cfg>(M, N).total;
-  const int clusters = total < resident ? total : resident;
+  // v15 with a stream-K share: every resident cluster (its plan was made for that many).
+  const int clusters = sk.sk_tiles > 0 ? resident : total < resident ? total : resident;
   cudaLaunchAttribute attr[1];
   cudaLaunchConfig_t lc = cluster_config(static_cast<unsigned>(clusters * Cfg::kCluster),
                                          Cfg::kThreads, Cfg::kSmem, Cfg::kCluster, stream, attr);
   if (Cfg::kCluster == 1) lc.numAttrs = 0;
   *launched = true;
-  const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, am, bm, cm, C, M, N, K, epi);
+  const cudaError_t err = cudaLaunchKernelEx(&lc, kernel, am, bm, cm, C, M, N, K, epi, sk);
   if (err != cudaSuccess) return static_cast<int>(err);
   return rl_launch_status();
 }

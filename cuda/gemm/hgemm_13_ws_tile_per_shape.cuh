@@ -44,13 +44,14 @@
 namespace rlg {
 
 // The four widths, with v12's store (v13) or v14's (TMA_STORE: its staging takes 16-64 KB, so
-// the 256-wide tile keeps 3 stages). Every one fills at most ~225 KB of shared memory.
-template <bool TMA_STORE>
+// the 256-wide tile keeps 3 stages), and v15's stream-K schedule (STREAM_K). Every one fills at
+// most ~225 KB of shared memory.
+template <bool TMA_STORE, bool STREAM_K = false>
 struct WsWidths {
-  using N256 = WsCfg<128, 256, TMA_STORE ? 3 : 4, 2, 8, TMA_STORE>;
-  using N192 = WsCfg<128, 192, 4, 2, 8, TMA_STORE>;
-  using N128 = WsCfg<128, 128, 6, 2, 8, TMA_STORE>;
-  using N64 = WsCfg<128, 64, 8, 2, 8, TMA_STORE>;
+  using N256 = WsCfg<128, 256, TMA_STORE ? 3 : 4, 2, 8, TMA_STORE, STREAM_K>;
+  using N192 = WsCfg<128, 192, 4, 2, 8, TMA_STORE, STREAM_K>;
+  using N128 = WsCfg<128, 128, 6, 2, 8, TMA_STORE, STREAM_K>;
+  using N64 = WsCfg<128, 64, 8, 2, 8, TMA_STORE, STREAM_K>;
 };
 static_assert(std::is_same_v<WsWidths<false>::N256, WsTile>, "v13's widest tile is v12's");
 

@@ -21,8 +21,8 @@ use rand_chacha::ChaCha8Rng;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v14 "tma_store", the last step of the ladder in cuda/gemm/
-/// (hgemm_14_tma_store.cuh). What it runs at which shapes is `FAMILY.dispatch` (the same
+/// The variant "best" means: v14 "tma_store", the fastest measured step of the ladder in
+/// cuda/gemm/ (hgemm_14_tma_store.cuh). What it runs at which shapes is `FAMILY.dispatch` (the same
 /// table as the comment of cuda/gemm/hgemm.cu); docs/perf-log.md has the figures.
 pub const BEST: u32 = 14;
 
