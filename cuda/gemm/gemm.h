@@ -79,6 +79,14 @@ int rl_gemm_residual_plain_variant(int variant);
 /* Y[M x N] = gelu(X + bias[N]) as its own kernel; X may equal Y. */
 int rl_bias_gelu(const void *X, const void *bias, void *Y, int M, int N, int gelu_kind,
                  void *stream);
+
+/* HGEMM v15's Stream-K schedule walked on the host (cuda/gemm/ws_stream_k.cuh, for its CPU
+ * tests): `total` cluster tiles of `k_tiles` k-tiles over `clusters` clusters, the first
+ * `sk_tiles` cut along K. 0 when its invariants hold, else the number of the first that fails
+ * (1 bad arguments, 2 coverage, 3 a contribution not first or twice, 4 an owner's set, 5 a cut
+ * tile without its owner). */
+int rl_gemm_stream_k_units_check(int total, int clusters, int k_tiles, int sk_tiles);
+
 /* The fused epilogue's erf-form GELU evaluated on the host with an exact exp2: the same
  * polynomial the kernels use, for the CPU test of its accuracy. */
 float rl_gelu_erf_fast_host(float x);

@@ -129,6 +129,10 @@ extern "C" int rl_hgemm_variant_bf16(int variant) {
 
 extern "C" int rl_hgemm_variant_count(void) { return rl_table::count(kVariants); }
 
+extern "C" int rl_gemm_stream_k_units_check(int total, int clusters, int k_tiles, int sk_tiles) {
+  return rlg::ws_sk_units_check(total, clusters, k_tiles, sk_tiles);
+}
+
 extern "C" const char *rl_hgemm_variant_name(int variant) {
   return rl_table::name(kVariants, variant);
 }

@@ -24,7 +24,9 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <mutex>
+#include <vector>
 
 namespace rlg {
 
@@ -45,11 +47,24 @@ __host__ __device__ __forceinline__ long long ws_sk_start(int c, int W, long lon
   return static_cast<long long>(c) * iters / W;
 }
 
+// Whether cluster c of W has any iteration of the cut tiles (every one has when iters >= W).
+__host__ __device__ __forceinline__ bool ws_sk_has_range(int c, int W, long long iters) {
+  return ws_sk_start(c, W, iters) < ws_sk_start(c + 1, W, iters);
+}
+
+// The cluster whose range holds the last iteration of cut tile `tile`.
+__host__ __device__ __forceinline__ int ws_sk_last_cluster(int tile, int k_tiles, int W,
+                                                           long long iters) {
+  const long long tile_end = static_cast<long long>(tile + 1) * k_tiles;
+  return static_cast<int>((tile_end * W - 1) / iters);
+}
+
 // Calls f(tile, k0, k1) for each unit of cluster c of W, in order: its stream-K range (when
 // SK and sk.sk_tiles > 0), then its whole tiles. Without SK this is v12's loop over tiles.
+// (Host and device: rl_gemm_stream_k_units_check walks it on the CPU.)
 template <bool SK, class F>
-__device__ __forceinline__ void ws_for_units(int c, int W, int total, int k_tiles,
-                                             const WsSkArgs &sk, F &&f) {
+__host__ __device__ __forceinline__ void ws_for_units(int c, int W, int total, int k_tiles,
+                                                      const WsSkArgs &sk, F &&f) {
   int first_whole = 0;
   if constexpr (SK) {
     first_whole = sk.sk_tiles;
@@ -104,11 +119,9 @@ template <int ACC, int CL>
 __device__ __forceinline__ void ws_sk_gather(float (&d)[ACC], const WsSkArgs &sk, int c, int W,
                                              int tile, int k_tiles, int sub, int bar_id) {
   const int t = threadIdx.x % 128;
-  const long long tile_end = static_cast<long long>(tile + 1) * k_tiles;
-  // The cluster whose range holds the tile's last iteration.
-  const int last = static_cast<int>((tile_end * W - 1) / sk.sk_iters);
+  const int last = ws_sk_last_cluster(tile, k_tiles, W, sk.sk_iters);
   for (int c2 = c + 1; c2 <= last; ++c2) {
-    if (ws_sk_start(c2, W, sk.sk_iters) == ws_sk_start(c2 + 1, W, sk.sk_iters)) continue;
+    if (!ws_sk_has_range(c2, W, sk.sk_iters)) continue;
     const int slot = c2 * CL * 2 + sub;
     if (t == 0) {
       while (ws_sk_ld_acquire(sk.flags + slot) == 0) __nanosleep(40);
@@ -128,6 +141,55 @@ __device__ __forceinline__ void ws_sk_gather(float (&d)[ACC], const WsSkArgs &sk
   }
 }
 #endif
+
+// The schedule's invariants, walked on the host for `total` cluster tiles of `k_tiles` over W
+// clusters with the first sk_tiles cut (rl_gemm_stream_k_units_check, its CPU tests): 0 when
+// every (tile, k-tile) is one unit's exactly once, a cluster's only unit that did not start
+// its tile (k0 > 0) is its first, and each owner (k0 = 0, k1 < k_tiles) gathers exactly the
+// clusters that hold the rest of its tile; 1 bad arguments, 2 coverage, 3 a contribution not
+// first or twice, 4 an owner's set, 5 a cut tile without its owner.
+inline int ws_sk_units_check(int total, int W, int k_tiles, int sk_tiles) {
+  if (total < 1 || W < 1 || k_tiles < 1 || sk_tiles < 0 || sk_tiles > total ||
+      static_cast<long long>(total) * k_tiles > (1LL << 24))
+    return 1;
+  WsSkArgs sk;
+  sk.sk_tiles = sk_tiles;
+  sk.sk_iters = static_cast<long long>(sk_tiles) * k_tiles;
+  std::vector<int> covered(static_cast<size_t>(total) * k_tiles, 0), owner(total, -1);
+  std::vector<std::vector<int>> contributors(total);
+  int bad = 0;
+  for (int c = 0; c < W; ++c) {
+    int index = 0;
+    ws_for_units<true>(c, W, total, k_tiles, sk, [&](int t, int k0, int k1) {
+      if (t < 0 || t >= total || k0 < 0 || k1 > k_tiles || k0 >= k1) {
+        bad = bad ? bad : 2;
+        return;
+      }
+      for (int k = k0; k < k1; ++k) ++covered[static_cast<size_t>(t) * k_tiles + k];
+      if (k0 > 0) {
+        if (index != 0) bad = bad ? bad : 3;
+        contributors[t].push_back(c);
+      } else if (k1 < k_tiles) {
+        if (owner[t] >= 0) bad = bad ? bad : 4;
+        owner[t] = c;
+      }
+      ++index;
+    });
+  }
+  if (bad) return bad;
+  for (int v : covered)
+    if (v != 1) return 2;
+  for (int t = 0; t < total; ++t) {
+    if (contributors[t].empty()) continue;
+    if (owner[t] < 0) return 5;
+    std::vector<int> want;
+    for (int c2 = owner[t] + 1; c2 <= ws_sk_last_cluster(t, k_tiles, W, sk.sk_iters); ++c2)
+      if (ws_sk_has_range(c2, W, sk.sk_iters)) want.push_back(c2);
+    std::sort(contributors[t].begin(), contributors[t].end());
+    if (want != contributors[t]) return 4;
+  }
+  return 0;
+}
 
 // The workspace for `slots` slots on this device and stream: false (nothing to use) where it
 // cannot be had: a stream being captured, no memory, more than kStreams streams seen.

@@ -460,7 +460,7 @@ mod tests {
     use crate::kernels::{gemm_gelu, gemm_residual};
     use std::ptr::{null, null_mut};
 
-    /// The C tables' bf16 column: each family's best variant (its last step) alone has a bf16
+    /// The C tables' bf16 column: each family's best variant alone has a bf16
     /// form, and a bf16 launch of any other variant is refused before anything is launched
     /// (cudaErrorInvalidValue, no GPU touched), as is one with bad arguments.
     #[test]
@@ -484,11 +484,41 @@ mod tests {
             assert_eq!(ffi::rl_hgemm_bf16(BEST as i32, null(), p, p, 8, 8, 8, s), 1);
             assert_eq!(ffi::rl_hgemm_bf16(BEST as i32, p, p, p, 0, 8, 8, s), 1);
             assert_eq!(ffi::rl_gemm_bias_gelu_bf16(4, p, p, p, p, 8, 8, 8, 0, s), 1);
-            assert_eq!(ffi::rl_gemm_bias_gelu_bf16(5, p, p, p, p, 8, 8, 8, 2, s), 1);
+            let (g, r5) = (gemm_gelu::BEST as i32, gemm_residual::BEST as i32);
+            assert_eq!(ffi::rl_gemm_bias_gelu_bf16(g, p, p, p, p, 8, 8, 8, 2, s), 1);
             assert_eq!(ffi::rl_gemm_residual_bf16(4, p, p, p, p, p, 8, 8, 8, s), 1);
             // C and R overlapping (the same buffer)
             let (c, r) = (256 as *mut c_void, 256 as *const c_void);
-            assert_eq!(ffi::rl_gemm_residual_bf16(5, p, p, p, r, c, 8, 8, 8, s), 1);
+            assert_eq!(ffi::rl_gemm_residual_bf16(r5, p, p, p, r, c, 8, 8, 8, s), 1);
+        }
+    }
+
+    /// HGEMM v15's Stream-K schedule (cuda/gemm/ws_stream_k.cuh), walked on the host by the
+    /// same code the kernel runs: every (tile, k-tile) in exactly one unit, each cluster's one
+    /// contribution first in its order, each owner gathering exactly the clusters that hold
+    /// the rest of its tile. At the cuts v15 makes (the partial wave and one wave, or every
+    /// tile below a wave), at none, at every tile, and at fewer iterations than clusters.
+    #[test]
+    fn stream_k_units_cover_every_iteration_once_and_owners_gather_their_contributors() {
+        let check = |t: i32, w: i32, k: i32, sk: i32| {
+            // SAFETY: plain integers in, an integer out; host code only.
+            let r = unsafe { ffi::rl_gemm_stream_k_units_check(t, w, k, sk) };
+            assert_eq!(r, 0, "{t} tiles, {w} clusters, {k} k-tiles, {sk} cut");
+        };
+        for w in [1, 2, 3, 7, 33, 66, 132] {
+            for t in [1, 2, 5, 16, 32, 58, 65, 66, 67, 100, 124, 172, 256, 513] {
+                for k in [1, 2, 3, 5, 16, 64, 172] {
+                    let v15 = if t < w { t } else { t % w + w };
+                    for sk in [0, v15.min(t), t, 1, t / 2] {
+                        check(t, w, k, sk);
+                    }
+                }
+            }
+        }
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(ffi::rl_gemm_stream_k_units_check(0, 66, 4, 0), 1);
+            assert_eq!(ffi::rl_gemm_stream_k_units_check(10, 66, 4, 11), 1);
         }
     }
 }
