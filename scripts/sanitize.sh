@@ -181,6 +181,11 @@ RUNS=(
   "bench hgemm --impl ours --variant 15 --m 640 --n 7168 --k 2048"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 8 --m 200 --n 2040 --k 1000"
   "bench gemm_residual --impl ours --variant 8 --m 300 --n 2048 --k 768"
+  # HGEMM v16 / fused v9 / residual v9: the 128x256 tile stored in two halves (whole tiles with
+  # M, N, K off the tile; cut tiles)
+  "bench hgemm --impl ours --variant 16 --m 1000 --n 4000 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 9 --m 1000 --n 4000 --k 1000"
+  "bench gemm_residual --impl ours --variant 9 --m 300 --n 12800 --k 1024"
   # GEMM+bias+residual (one functor, every path reads R at its row and column): v1's parked
   # tile, split-K (4 and 8 warps), register slabs (one row, 2..8 rows), TMA slabs (2 and 4
   # m-tiles; K = 8), the generic tiles (N odd); v2's wgmma tile; v3's few-row tile split 4 and

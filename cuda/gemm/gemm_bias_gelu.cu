@@ -10,7 +10,7 @@
 // (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_8_stream_k.cuh"
+#include "gemm/gemm_bias_gelu_9_staged_halves.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -63,6 +63,11 @@ constexpr Variant kVariants[] = {
      "v7 on HGEMM v15: a partial last wave's tiles cut along K, bias + GELU on the owner's sum "
      "(not yet measured)",
      15, rlg::launch_bias_gelu_stream_k<0>, rlg::launch_bias_gelu_stream_k<1>, nullptr},
+    {9, "staged_halves",
+     "v8 on HGEMM v16: the 128x256 tile stored half a tile at a time, a fourth stage (not yet "
+     "measured)",
+     16, rlg::launch_bias_gelu_staged_halves<0>, rlg::launch_bias_gelu_staged_halves<1>,
+     nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -3,8 +3,8 @@
 // column, and each row of the table runs a step of the HGEMM ladder with it (its plain twin),
 // as GEMM+bias+GELU does: no kernel or path was written for it (only its run-time form for the
 // GEMV's slabs, SlabEpiResidual, whose slab kernels are built for it alone), so it is the
-// contract's proof that a new epilogue reaches every M path; v5-v8 are one table row each, on
-// HGEMM v12-v15.
+// contract's proof that a new epilogue reaches every M path; v5-v9 are one table row each, on
+// HGEMM v12-v16.
 //
 // "best" is v7: HGEMM v14's kernels, every M path of them with bias and residual added before
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
@@ -15,7 +15,7 @@
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm.h"
-#include "gemm/hgemm_15_stream_k.cuh"
+#include "gemm/hgemm_16_staged_halves.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -77,6 +77,12 @@ constexpr Variant kVariants[] = {
      "v7 on HGEMM v15: a partial last wave's tiles cut along K, bias + residual on the owner's "
      "sum (not yet measured)",
      15, with_residual<rlg::launch_ws_stream_k<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
+     nullptr},
+    {9, "staged_halves",
+     "v8 on HGEMM v16: the 128x256 tile stored half a tile at a time, a fourth stage (not yet "
+     "measured)",
+     16,
+     with_residual<rlg::launch_ws_staged_halves<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
      nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");

@@ -22,7 +22,7 @@
 //                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/hgemm_15_stream_k.cuh"
+#include "gemm/hgemm_16_staged_halves.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -100,6 +100,10 @@ constexpr Variant kVariants[] = {
      "v14, with the tiles of a partial last wave cut along K over every cluster (Stream-K; "
      "partial sums through L2) where that beats the idle SMs (not yet measured)",
      plain<rlg::launch_ws_stream_k<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {16, "staged_halves",
+     "v15, with the 128x256 tile stored half a tile at a time: 32 KB of staging, a fourth "
+     "stage (not yet measured)",
+     plain<rlg::launch_ws_staged_halves<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

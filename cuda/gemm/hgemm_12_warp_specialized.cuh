@@ -67,13 +67,15 @@ static_assert((kWsProducerRegs + 2 * kWsConsumerRegs) * 128 <= 168 * 384 &&
 // cluster rows of tiles per raster group; TMA_STORE: the store of v14 (ws_store_tma.cuh: each
 // consumer warpgroup stages its 64 x BN fp16 results for the TMA unit) instead of v12's parked
 // passes; STREAM_K: v15's schedule (ws_stream_k.cuh: the first tiles' k-tiles shared by every
-// cluster, partial sums through global memory), which needs v14's store.
+// cluster, partial sums through global memory), which needs v14's store; STAGE_HALVES: v16's
+// staging of half the tile's columns at a time (ws_store_tma in two parts), for one more stage.
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, int GROUP_M_, bool TMA_STORE_ = false,
-          bool STREAM_K_ = false>
+          bool STREAM_K_ = false, bool STAGE_HALVES_ = false>
 struct WsCfg {
   static constexpr int BM = BM_, BN = BN_, BK = kWgmmaKTile, kStages = STAGES_;
   static constexpr int kCluster = CLUSTER_, kGroupM = GROUP_M_;
   static constexpr bool kTmaStore = TMA_STORE_, kStreamK = STREAM_K_;
+  static constexpr bool kStageHalves = STAGE_HALVES_;
   static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
   static constexpr int kConsumerWarps = 8;      // each releases a stage on its own
   static constexpr int kWgRows = BM / 2;        // a consumer warpgroup's rows of the tile
@@ -86,8 +88,10 @@ struct WsCfg {
   // The epilogue parks 64 rows x kEpiCols fp32 per pass, in two buffers per consumer warpgroup.
   static constexpr int kEpiCols = 32, kParkFloats = 64 * kEpiCols;
   static constexpr int kParkBytes = 2 * 2 * kParkFloats * 4;
-  // v14's staging: each consumer warpgroup's 64 rows x BN fp16, as BN / 64 boxes of 8 KB.
-  static constexpr int kStoreStageBytes = 2 * 64 * BN * 2;
+  // v14's staging: each consumer warpgroup's 64 rows x kStoreCols fp16, as boxes of 64
+  // columns (8 KB); v16 stages half of the columns at a time.
+  static constexpr int kStoreCols = kStageHalves ? BN / 2 : BN;
+  static constexpr int kStoreStageBytes = 2 * 64 * kStoreCols * 2;
   static constexpr int kSmem =
       kStages * kStageBytes + (kTmaStore ? kStoreStageBytes : kParkBytes) + 1024;  // + align
   static_assert(BM == 128 || BM == 256, "one or two m64 blocks per consumer warpgroup");
@@ -98,6 +102,7 @@ struct WsCfg {
   static_assert((BN / kEpiCols) % 2 == 0, "an even number of passes per m64 block");
   static_assert(!kTmaStore || BM == 128, "v14's store: one m64 block per consumer warpgroup");
   static_assert(!kStreamK || (kTmaStore && BN <= kWsSkMaxBN), "v15: v14's store, a slot's width");
+  static_assert(!kStageHalves || (kTmaStore && kStoreCols % 64 == 0), "v16: whole boxes a half");
   static_assert(kSmem + 16 * kStages <= 227 * 1024, "one CTA's shared memory, barriers included");
 };
 
@@ -378,10 +383,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (k1 < k_tiles) ws_sk_gather<Cfg::kAcc, CL>(d[0], sk, cluster, clusters, t, k_tiles,
                                                       rank * 2 + cw, 1 + cw);
       }
-      if constexpr (Cfg::kTmaStore)
-        ws_store_tma<Cfg, T>(d[0], reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::BN * 2,
-                          &cmap, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
-      else
+      if constexpr (Cfg::kTmaStore) {
+        unsigned char *staging =
+            reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::kStoreCols * 2;
+        ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
+      } else
         ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
     });
     // v14: the last stores complete before the CTA (and the staging they read) goes away.

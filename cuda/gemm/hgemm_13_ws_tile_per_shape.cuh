@@ -44,11 +44,12 @@
 namespace rlg {
 
 // The four widths, with v12's store (v13) or v14's (TMA_STORE: its staging takes 16-64 KB, so
-// the 256-wide tile keeps 3 stages), and v15's stream-K schedule (STREAM_K). Every one fills at
-// most ~225 KB of shared memory.
-template <bool TMA_STORE, bool STREAM_K = false>
+// the 256-wide tile keeps 3 stages), v15's stream-K schedule (STREAM_K), and v16's staging in
+// halves for the 256-wide tile (HALVES: 32 KB, 4 stages again). Every one fills at most ~225 KB
+// of shared memory.
+template <bool TMA_STORE, bool STREAM_K = false, bool HALVES = false>
 struct WsWidths {
-  using N256 = WsCfg<128, 256, TMA_STORE ? 3 : 4, 2, 8, TMA_STORE, STREAM_K>;
+  using N256 = WsCfg<128, 256, TMA_STORE && !HALVES ? 3 : 4, 2, 8, TMA_STORE, STREAM_K, HALVES>;
   using N192 = WsCfg<128, 192, 4, 2, 8, TMA_STORE, STREAM_K>;
   using N128 = WsCfg<128, 128, 6, 2, 8, TMA_STORE, STREAM_K>;
   using N64 = WsCfg<128, 64, 8, 2, 8, TMA_STORE, STREAM_K>;

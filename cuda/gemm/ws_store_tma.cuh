@@ -58,59 +58,66 @@ __device__ __forceinline__ void tma_store_wait_all() {
 
 // One consumer warpgroup's 64 x BN results (d: the m64nBN accumulator layout, d[4j + q] at row
 // 16 warp + lane / 4 + 8 (q / 2), column 8j + 2 (lane % 4) + (q % 2)) through the functor to
-// C[row0 .., col0 ..] (elements of type T) by TMA. stage: this warpgroup's BN / 64 boxes of 8 KB (1024-aligned),
+// C[row0 .., col0 ..] (elements of type T) by TMA, Cfg::kStoreCols columns at a time (all BN,
+// or v16's halves). stage: this warpgroup's kStoreCols / 64 boxes of 8 KB (1024-aligned),
 // free once its previous stores have read it: thread 0 of the warpgroup waits for that, and
-// the named barrier bar_id tells the others. The stmatrix addresses follow the 128-byte
-// swizzle the map was made with (16-byte chunk c of row r at c ^ (r % 8)), so each 8-row
-// matrix store touches 8 distinct bank groups.
+// the named barrier bar_id tells the others (v16: also between its two halves). The stmatrix
+// addresses follow the 128-byte swizzle the map was made with (16-byte chunk c of row r at
+// c ^ (r % 8)), so each 8-row matrix store touches 8 distinct bank groups.
 template <class Cfg, class T, class Epi>
 __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned char *stage,
                                              const CUtensorMap *cmap, int M, int N, int row0,
                                              int col0, int bar_id, const Epi &epi) {
   const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
-  if (t == 0) tma_store_wait_all<true>();
-  asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
   const int r_lo = 16 * warp + lane / 4;                      // this lane's rows: r_lo, r_lo + 8
   const int mrow = 16 * warp + lane % 8 + 8 * ((lane / 8) % 2);  // the row whose address it gives
+  constexpr int kGroups = Cfg::kStoreCols / 8;                // 8-column groups per part
 #pragma unroll
-  for (int j = 0; j < Cfg::BN / 8; j += 2) {
-    float v[2][4];  // [group j, j + 1][q]
+  for (int part = 0; part < Cfg::BN / Cfg::kStoreCols; ++part) {
+    if (t == 0) tma_store_wait_all<true>();
+    asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
 #pragma unroll
-    for (int g = 0; g < 2; ++g) {
-      const int col = col0 + 8 * (j + g) + 2 * (lane % 4);
-      float op0 = 0.0f, op1 = 0.0f;
-      if constexpr (Epi::kColOperand) {
-        if (col < N) {  // N % 8 == 0: col + 1 < N too
-          const float2 b = Elem<T>::to_float2(
-              *reinterpret_cast<const typename Elem<T>::Pair *>(epi.col_operand() + col));
-          op0 = epi.prep(b.x);
-          op1 = epi.prep(b.y);
+    for (int j = part * kGroups; j < (part + 1) * kGroups; j += 2) {
+      float v[2][4];  // [group j, j + 1][q]
+#pragma unroll
+      for (int g = 0; g < 2; ++g) {
+        const int col = col0 + 8 * (j + g) + 2 * (lane % 4);
+        float op0 = 0.0f, op1 = 0.0f;
+        if constexpr (Epi::kColOperand) {
+          if (col < N) {  // N % 8 == 0: col + 1 < N too
+            const float2 b = Elem<T>::to_float2(
+                *reinterpret_cast<const typename Elem<T>::Pair *>(epi.col_operand() + col));
+            op0 = epi.prep(b.x);
+            op1 = epi.prep(b.y);
+          }
+        }
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const int row = row0 + r_lo + 8 * (q / 2), c = col + q % 2;
+          const float x = d[4 * (j + g) + q];
+          if constexpr (Epi::kElemOperand)
+            v[g][q] = row < M && c < N ? epi.apply1(x, q % 2 ? op1 : op0, row, c) : x;
+          else
+            v[g][q] = epi.apply1(x, q % 2 ? op1 : op0, row, c);
         }
       }
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int row = row0 + r_lo + 8 * (q / 2), c = col + q % 2;
-        const float x = d[4 * (j + g) + q];
-        if constexpr (Epi::kElemOperand)
-          v[g][q] = row < M && c < N ? epi.apply1(x, q % 2 ? op1 : op0, row, c) : x;
-        else
-          v[g][q] = epi.apply1(x, q % 2 ? op1 : op0, row, c);
-      }
+      // Matrix i = lane / 8 of this x4: rows +8 for odd i, column group j + i / 2 (of the part).
+      const int cg = j - part * kGroups + (lane / 8) / 2;
+      const unsigned addr = smem_addr(stage) + (cg / 8) * 8192 + mrow * 128 +
+                            (((cg % 8) ^ (mrow % 8)) * 16);
+      stmatrix_x4(addr, pack_pair<T>(v[0][0], v[0][1]), pack_pair<T>(v[0][2], v[0][3]),
+                  pack_pair<T>(v[1][0], v[1][1]), pack_pair<T>(v[1][2], v[1][3]));
     }
-    // Matrix i = lane / 8 of this x4: rows +8 for odd i, column group j + i / 2.
-    const int cg = j + (lane / 8) / 2;
-    const unsigned addr = smem_addr(stage) + (cg / 8) * 8192 + mrow * 128 +
-                          (((cg % 8) ^ (mrow % 8)) * 16);
-    stmatrix_x4(addr, pack_pair<T>(v[0][0], v[0][1]), pack_pair<T>(v[0][2], v[0][3]),
-                pack_pair<T>(v[1][0], v[1][1]), pack_pair<T>(v[1][2], v[1][3]));
-  }
-  fence_proxy_async_shared();
-  asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
-  if (t == 0) {
+    fence_proxy_async_shared();
+    asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
+    if (t == 0) {
 #pragma unroll
-    for (int b = 0; b < Cfg::BN / 64; ++b)
-      if (row0 < M && col0 + 64 * b < N) tma_store_2d(cmap, stage + b * 8192, col0 + 64 * b, row0);
-    tma_store_commit();
+      for (int b = 0; b < Cfg::kStoreCols / 64; ++b) {
+        const int c = col0 + part * Cfg::kStoreCols + 64 * b;
+        if (row0 < M && c < N) tma_store_2d(cmap, stage + b * 8192, c, row0);
+      }
+      tma_store_commit();
+    }
   }
 }
 #endif
