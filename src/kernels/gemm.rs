@@ -262,7 +262,8 @@ pub fn dims(s: &Shape) -> (u64, u64, u64) {
     }
 }
 
-/// Fixed GEMM check shapes: 1x1x1, primes, off-tile, N/K not multiples of 8, large.
+/// Fixed GEMM check shapes: 1x1x1, primes, off-tile, N/K not multiples of 8, large, and
+/// STREAM_K_SHAPE.
 pub const CHECK_SHAPES: &[(u64, u64, u64)] = &[
     (1, 1, 1),
     (127, 257, 129),
@@ -274,13 +275,21 @@ pub const CHECK_SHAPES: &[(u64, u64, u64)] = &[
     (16, 4096, 4096),
     (1000, 1000, 1000),
     (2048, 2048, 2048),
+    STREAM_K_SHAPE,
 ];
 
+/// A shape whose 128x128 tiles HGEMM v15 cuts along K on a 132-SM H200 (16 cluster tiles of
+/// 16 k-tiles over 66 clusters: ~5 units a tile, M, N and K off the tile); the random check
+/// shapes (up to 320) never have enough k-tiles to be cut.
+pub const STREAM_K_SHAPE: (u64, u64, u64) = (200, 2040, 1000);
+
 /// The check shapes of the epilogue families (GEMM+bias+GELU, GEMM+bias+residual): the first
-/// eight, M = 1 to 1000, each M path's small shapes and 16x4096x4096 on the slabs.
+/// eight, M = 1 to 1000, each M path's small shapes and 16x4096x4096 on the slabs, and
+/// STREAM_K_SHAPE.
 pub fn epilogue_check_shapes() -> Vec<Shape> {
     CHECK_SHAPES[..8]
         .iter()
+        .chain([&STREAM_K_SHAPE])
         .map(|&(m, n, k)| Shape::Gemm { m, n, k })
         .collect()
 }
