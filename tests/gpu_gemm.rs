@@ -122,11 +122,7 @@ fn every_hgemm_variant_matches_references_at_odd_shapes() {
     for (v, _) in &variants {
         for (i, &(m, n, k)) in SHAPES
             .iter()
-            .chain(SLAB_SHAPES)
-            .chain(WIDE_SHAPES)
-            .chain(LEAN_SHAPES)
-            .chain(WS_SHAPES)
-            .chain(WS13_SHAPES)
+            .chain(larger_path_shapes())
             .chain(SK_SHAPES)
             .enumerate()
         {
@@ -140,16 +136,24 @@ fn every_hgemm_variant_matches_references_at_odd_shapes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Every M path an epilogue takes: the first 13 odd shapes (tiles, split-K, the mid-M wgmma
-/// tile), the parked tiles, the slabs, the few-row wgmma tile and the lean loop.
-fn epilogue_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
-    let shapes = SHAPES[..13].iter().chain(PARKED_SHAPES);
-    shapes
-        .chain(SLAB_SHAPES)
+/// The shapes of the paths that open at larger sizes: the slabs, the few-row wgmma tile, the
+/// lean loop, the warp-specialized kernel and its widths (v15's cut tiles apart: SK_SHAPES).
+fn larger_path_shapes() -> impl Iterator<Item = &'static (u64, u64, u64)> {
+    SLAB_SHAPES
+        .iter()
         .chain(WIDE_SHAPES)
         .chain(LEAN_SHAPES)
         .chain(WS_SHAPES)
         .chain(WS13_SHAPES)
+}
+
+/// Every M path an epilogue takes: the first 13 odd shapes (tiles, split-K, the mid-M wgmma
+/// tile), the parked tiles, the larger paths' shapes and v15's cut tiles.
+fn epilogue_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
+    SHAPES[..13]
+        .iter()
+        .chain(PARKED_SHAPES)
+        .chain(larger_path_shapes())
         .chain(SK_SHAPES)
         .copied()
 }
@@ -229,11 +233,7 @@ const BF16_SHAPES: &[(u64, u64, u64)] = &[
 fn bf16_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
     SHAPES
         .iter()
-        .chain(SLAB_SHAPES)
-        .chain(WIDE_SHAPES)
-        .chain(LEAN_SHAPES)
-        .chain(WS_SHAPES)
-        .chain(WS13_SHAPES)
+        .chain(larger_path_shapes())
         .chain(BF16_SHAPES)
         .copied()
 }

@@ -21,10 +21,10 @@
 // iterations or more. ROOFLINE_WS_STREAM_K=0 never cuts, =1 cuts wherever it can (for that
 // calibration), beside v13's ROOFLINE_WS_TILE_N.
 //
-// Prediction (before a GPU run; v14 and cuBLAS from S35a / S34c): 256x4096² 128x128 cut over
-// all 66 clusters, ~17 us (v14's path 22.4, cuBLAS 18.3); 256x4096x11008 the same tiles, ~43
-// us (v14 48.7, cuBLAS 39.5); 1024x11008x4096 128x256 cut, +8-12% over v14 (0.95x cuBLAS ->
-// ~1.03x); the squares unchanged (v14's kernel). Measured: not yet.
+// Prediction (before a GPU run): 256x4096² 128x128 cut over all 66 clusters, ~17 us (v9's
+// tile, where v12-v14 send it: 22.4, cuBLAS 18.3, S34f); 256x4096x11008 the same tiles, ~43 us
+// (v9's tile 48.7 in S34c, cuBLAS 39.5); 1024x11008x4096 128x256 cut, +8-12% over v14 (0.95x
+// cuBLAS in S35a -> ~1.03x); the squares unchanged (v14's kernel). Measured: not yet.
 #pragma once
 #include "gemm/hgemm_14_tma_store.cuh"
 
@@ -72,10 +72,11 @@ WsSkEstimate ws_sk_estimate(int M, int N, int K) {
   return e;
 }
 
-// What v15 runs at a shape: a width (0: none of this kernel's) and whether its tiles are cut.
+// What v15 runs at a shape: a width (0: none of this kernel's) and how many of its first
+// cluster tiles are cut (0: all whole).
 struct WsSkChoice {
   int width = 0;
-  bool cut = false;
+  int sk_tiles = 0;
 };
 template <class W, class Epi, class T>
 WsSkChoice ws_sk_choose(int M, int N, int K) {
@@ -94,12 +95,12 @@ WsSkChoice ws_sk_choose(int M, int N, int K) {
     // the cheapest of each kind, ties to the wider
     if (e.whole.cost >= 0 && (forced_w != 0 || e.whole.useful >= 0.5) &&
         (whole.width == 0 || e.whole.cost < whole_cost)) {
-      whole = WsSkChoice{widths[i], false};
+      whole = WsSkChoice{widths[i], 0};
       whole_cost = e.whole.cost;
     }
     if (e.sk_tiles > 0 && forced_cut != 0 && (forced_w != 0 || e.cut_useful >= 0.5) &&
         (cut.width == 0 || e.cut_cost < cut_cost)) {
-      cut = WsSkChoice{widths[i], true};
+      cut = WsSkChoice{widths[i], e.sk_tiles};
       cut_cost = e.cut_cost;
     }
   }
@@ -111,19 +112,19 @@ WsSkChoice ws_sk_choose(int M, int N, int K) {
   return whole;
 }
 
-// The kernel at one width, its tiles cut (the workspace had) or whole; *launched false when
-// the cut tiles cannot have their workspace (a stream being captured): v14's paths then.
+// The kernel at one width, its first sk_tiles cluster tiles cut (the workspace had; 0: all
+// whole); *launched false when the cut tiles cannot have their workspace (a stream being
+// captured): v14's paths then.
 template <class Cfg, class Epi, class T>
-int launch_ws_cut(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi, bool cut,
-                  cudaStream_t stream, bool *launched) {
+int launch_ws_cut(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
+                  int sk_tiles, cudaStream_t stream, bool *launched) {
   *launched = false;
   WsSkArgs sk;
-  if (cut) {
+  if (sk_tiles > 0) {
     const int clusters = ws_resident_clusters<Cfg, Epi, T>();
-    if (clusters <= 0 || !ws_sk_workspace(stream, clusters * Cfg::kCluster * 2, &sk)) return 0;
-    sk.sk_tiles = ws_sk_estimate<Cfg, Epi, T>(M, N, K).sk_tiles;
-    sk.sk_iters = static_cast<long long>(sk.sk_tiles) * rl_ceil_div(K, Cfg::BK);
-    if (sk.sk_tiles <= 0) return 0;
+    if (!ws_sk_workspace(stream, clusters * Cfg::kCluster * 2, &sk)) return 0;
+    sk.sk_tiles = sk_tiles;
+    sk.sk_iters = static_cast<long long>(sk_tiles) * rl_ceil_div(K, Cfg::BK);
   }
   return launch_ws<Cfg>(A, B, C, M, N, K, epi, stream, launched, sk);
 }
@@ -137,13 +138,13 @@ int try_ws_stream_k(const T *A, const T *B, T *C, int M, int N, int K, const Epi
   const WsSkChoice ch = ws_sk_choose<W, Epi, T>(M, N, K);
   switch (ch.width) {
     case 256:
-      return launch_ws_cut<typename W::N256>(A, B, C, M, N, K, epi, ch.cut, stream, launched);
+      return launch_ws_cut<typename W::N256>(A, B, C, M, N, K, epi, ch.sk_tiles, stream, launched);
     case 192:
-      return launch_ws_cut<typename W::N192>(A, B, C, M, N, K, epi, ch.cut, stream, launched);
+      return launch_ws_cut<typename W::N192>(A, B, C, M, N, K, epi, ch.sk_tiles, stream, launched);
     case 128:
-      return launch_ws_cut<typename W::N128>(A, B, C, M, N, K, epi, ch.cut, stream, launched);
+      return launch_ws_cut<typename W::N128>(A, B, C, M, N, K, epi, ch.sk_tiles, stream, launched);
     case 64:
-      return launch_ws_cut<typename W::N64>(A, B, C, M, N, K, epi, ch.cut, stream, launched);
+      return launch_ws_cut<typename W::N64>(A, B, C, M, N, K, epi, ch.sk_tiles, stream, launched);
     default:
       return 0;
   }

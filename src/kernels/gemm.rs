@@ -342,8 +342,9 @@ pub const FAMILY: Family = Family {
             runs: "v14: the persistent warp-specialized wgmma kernel (TMA multicast over a \
                    cluster of 2) at the width with the fewest waves per speed (v13), results \
                    stored by TMA from stmatrix'ed shared memory",
-            why: "0.95x / 0.97x / 1.00x cuBLAS at 2048 / 4096 / 8192^3 (S35a; v12 0.92-0.98), \
-                  0.95-0.99x at the LLM projections from 256 rows where v12 left 0.49-0.92x",
+            why: "0.95x / 0.97x / 1.00x cuBLAS at 2048 / 4096 / 8192^3 (S35a; v12 0.92-0.98); \
+                  0.98x / 0.95x / 0.99x at 256x11008x4096, 1024x11008x4096 and \
+                  1024x14336x4096 (v12 0.49 / 0.94 / 0.92)",
         },
         Dispatch {
             shapes: "grids of a wave or more of 128x256 tiles (at most 1/4 of their area \
