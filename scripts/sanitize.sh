@@ -186,6 +186,13 @@ RUNS=(
   "bench hgemm --impl ours --variant 16 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 9 --m 1000 --n 4000 --k 1000"
   "bench gemm_residual --impl ours --variant 9 --m 300 --n 12800 --k 1024"
+  # HGEMM v17 / fused v10 / residual v10: the pingpong tile (M, N, K off the tile; an odd
+  # number of tile rows and 2 k-tiles; 9 k-tiles, the ring wrapping between the warpgroups'
+  # tiles; K = 8 and some clusters with one tile, the second warpgroup idle)
+  "bench hgemm --impl ours --variant 17 --m 1000 --n 4000 --k 1000"
+  "bench hgemm --impl ours --variant 17 --m 2056 --n 2056 --k 72"
+  "bench gemm_bias_gelu --impl fused --variant 10 --m 1536 --n 8192 --k 520"
+  "bench gemm_residual --impl ours --variant 10 --m 333 --n 7000 --k 8"
   # GEMM+bias+residual (one functor, every path reads R at its row and column): v1's parked
   # tile, split-K (4 and 8 warps), register slabs (one row, 2..8 rows), TMA slabs (2 and 4
   # m-tiles; K = 8), the generic tiles (N odd); v2's wgmma tile; v3's few-row tile split 4 and

@@ -87,6 +87,14 @@ int rl_bias_gelu(const void *X, const void *bias, void *Y, int M, int N, int gel
  * tile without its owner). */
 int rl_gemm_stream_k_units_check(int total, int clusters, int k_tiles, int sk_tiles);
 
+/* HGEMM v17's ring under its pingpong schedule, simulated on the host (cuda/gemm/ws_pingpong.cuh,
+ * for its CPU tests): a producer, the TMA unit and two consumer warpgroups taking `tiles` tiles
+ * of `k_tiles` k-tiles in turn through `stages` stages, interleaved at random from `seed`;
+ * handoff 0 leaves out the warpgroups' hand-off. 0 when every consumer read the k-tile it
+ * wanted and no load overwrote a stage in use; 1 bad arguments, 2 a wrong k-tile read, 3 a
+ * stage overwritten in use, 4 a deadlock. */
+int rl_gemm_pingpong_ring_check(int stages, int tiles, int k_tiles, unsigned seed, int handoff);
+
 /* The fused epilogue's erf-form GELU evaluated on the host with an exact exp2: the same
  * polynomial the kernels use, for the CPU test of its accuracy. */
 float rl_gelu_erf_fast_host(float x);

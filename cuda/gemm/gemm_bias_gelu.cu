@@ -10,7 +10,7 @@
 // (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_9_staged_halves.cuh"
+#include "gemm/gemm_bias_gelu_10_pingpong.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -68,6 +68,10 @@ constexpr Variant kVariants[] = {
      "measured)",
      16, rlg::launch_bias_gelu_staged_halves<0>, rlg::launch_bias_gelu_staged_halves<1>,
      nullptr},
+    {10, "pingpong",
+     "v9 on HGEMM v17: a tile per consumer warpgroup, one's bias + GELU and store under the "
+     "other's wgmmas (not yet measured)",
+     17, rlg::launch_bias_gelu_pingpong<0>, rlg::launch_bias_gelu_pingpong<1>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -3,8 +3,8 @@
 // column, and each row of the table runs a step of the HGEMM ladder with it (its plain twin),
 // as GEMM+bias+GELU does: no kernel or path was written for it (only its run-time form for the
 // GEMV's slabs, SlabEpiResidual, whose slab kernels are built for it alone), so it is the
-// contract's proof that a new epilogue reaches every M path; v5-v9 are one table row each, on
-// HGEMM v12-v16.
+// contract's proof that a new epilogue reaches every M path; v5-v10 are one table row each, on
+// HGEMM v12-v17.
 //
 // "best" is v7: HGEMM v14's kernels, every M path of them with bias and residual added before
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
@@ -15,7 +15,7 @@
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm.h"
-#include "gemm/hgemm_16_staged_halves.cuh"
+#include "gemm/hgemm_17_pingpong.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -83,6 +83,11 @@ constexpr Variant kVariants[] = {
      "measured)",
      16,
      with_residual<rlg::launch_ws_staged_halves<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
+     nullptr},
+    {10, "pingpong",
+     "v9 on HGEMM v17: a tile per consumer warpgroup, one's bias + residual and store under "
+     "the other's wgmmas (not yet measured)",
+     17, with_residual<rlg::launch_ws_pingpong<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
      nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");

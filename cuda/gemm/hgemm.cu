@@ -22,7 +22,7 @@
 //                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/hgemm_16_staged_halves.cuh"
+#include "gemm/hgemm_17_pingpong.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -104,6 +104,10 @@ constexpr Variant kVariants[] = {
      "v15, with the 128x256 tile stored half a tile at a time: 32 KB of staging, a fourth "
      "stage (not yet measured)",
      plain<rlg::launch_ws_staged_halves<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {17, "pingpong",
+     "v16, with whole-tile shapes on a pingpong schedule: each consumer warpgroup a 64x256 or "
+     "128x128 tile of its own, one's epilogue under the other's wgmmas (not yet measured)",
+     plain<rlg::launch_ws_pingpong<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
@@ -135,6 +139,11 @@ extern "C" int rl_hgemm_variant_count(void) { return rl_table::count(kVariants);
 
 extern "C" int rl_gemm_stream_k_units_check(int total, int clusters, int k_tiles, int sk_tiles) {
   return rlg::ws_sk_units_check(total, clusters, k_tiles, sk_tiles);
+}
+
+extern "C" int rl_gemm_pingpong_ring_check(int stages, int tiles, int k_tiles, unsigned seed,
+                                           int handoff) {
+  return rlg::ws_pp_ring_check(stages, tiles, k_tiles, seed, handoff != 0);
 }
 
 extern "C" const char *rl_hgemm_variant_name(int variant) {

@@ -45,6 +45,7 @@
 #include <climits>
 
 #include "gemm/hgemm_11_lean_loop.cuh"
+#include "gemm/ws_pingpong.cuh"
 #include "gemm/ws_store_tma.cuh"
 #include "gemm/ws_stream_k.cuh"
 
@@ -68,17 +69,22 @@ static_assert((kWsProducerRegs + 2 * kWsConsumerRegs) * 128 <= 168 * 384 &&
 // consumer warpgroup stages its 64 x BN fp16 results for the TMA unit) instead of v12's parked
 // passes; STREAM_K: v15's schedule (ws_stream_k.cuh: the first tiles' k-tiles shared by every
 // cluster, partial sums through global memory), which needs v14's store; STAGE_HALVES: v16's
-// staging of half the tile's columns at a time (ws_store_tma in two parts), for one more stage.
+// staging of half the tile's columns at a time (ws_store_tma in two parts), for one more stage;
+// PINGPONG: v17's schedule (hgemm_17_pingpong.cuh: each consumer warpgroup a whole BM x BN
+// tile of its own, the two taking the cluster's tiles in turn, so one's functor and store run
+// under the other's wgmmas), which needs v14's store.
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, int GROUP_M_, bool TMA_STORE_ = false,
-          bool STREAM_K_ = false, bool STAGE_HALVES_ = false>
+          bool STREAM_K_ = false, bool STAGE_HALVES_ = false, bool PINGPONG_ = false>
 struct WsCfg {
   static constexpr int BM = BM_, BN = BN_, BK = kWgmmaKTile, kStages = STAGES_;
   static constexpr int kCluster = CLUSTER_, kGroupM = GROUP_M_;
   static constexpr bool kTmaStore = TMA_STORE_, kStreamK = STREAM_K_;
-  static constexpr bool kStageHalves = STAGE_HALVES_;
+  static constexpr bool kStageHalves = STAGE_HALVES_, kPingpong = PINGPONG_;
   static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
-  static constexpr int kConsumerWarps = 8;      // each releases a stage on its own
-  static constexpr int kWgRows = BM / 2;        // a consumer warpgroup's rows of the tile
+  // The consumer warps that read a stage, each releasing it on its own: both warpgroups' (a
+  // tile's halves), or v17's one (the stage belongs to its tile alone).
+  static constexpr int kConsumerWarps = kPingpong ? 4 : 8;
+  static constexpr int kWgRows = kPingpong ? BM : BM / 2;  // a consumer warpgroup's rows
   static constexpr int kMBlocks = kWgRows / 64; // its m64 row blocks
   static constexpr int kAcc = BN / 2;           // fp32 results per thread and m64 block
   static constexpr int kBoxes = BN / 64;        // B's 64-column boxes (a 128-byte swizzle row)
@@ -88,19 +94,25 @@ struct WsCfg {
   // The epilogue parks 64 rows x kEpiCols fp32 per pass, in two buffers per consumer warpgroup.
   static constexpr int kEpiCols = 32, kParkFloats = 64 * kEpiCols;
   static constexpr int kParkBytes = 2 * 2 * kParkFloats * 4;
-  // v14's staging: each consumer warpgroup's 64 rows x kStoreCols fp16, as boxes of 64
-  // columns (8 KB); v16 stages half of the columns at a time.
+  // v14's staging: each consumer warpgroup's kWgRows rows x kStoreCols fp16, as boxes of 64
+  // rows x 64 columns (8 KB); v16 stages half of the columns at a time.
   static constexpr int kStoreCols = kStageHalves ? BN / 2 : BN;
-  static constexpr int kStoreStageBytes = 2 * 64 * kStoreCols * 2;
+  static constexpr int kStoreBlockBytes = 64 * kStoreCols * 2;  // one m64 block's staging
+  static constexpr int kStoreStageBytes = 2 * kMBlocks * kStoreBlockBytes;
   static constexpr int kSmem =
       kStages * kStageBytes + (kTmaStore ? kStoreStageBytes : kParkBytes) + 1024;  // + align
-  static_assert(BM == 128 || BM == 256, "one or two m64 blocks per consumer warpgroup");
+  static_assert(kMBlocks == 1 || kMBlocks == 2, "one or two m64 blocks per consumer warpgroup");
+  static_assert(kPingpong ? BM == 64 || BM == 128 : BM == 128 || BM == 256,
+                "a tile of one m64 block or two per consumer warpgroup");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
                 "the m64n64 / n128 / n192 / n256 wgmmas of wgmma.cuh");
   static_assert(kMBlocks * kAcc <= 128, "accumulators that fit the consumers' 232 registers");
   static_assert(kCluster == 1 || kCluster == 2, "a CTA alone or a pair sharing B");
   static_assert((BN / kEpiCols) % 2 == 0, "an even number of passes per m64 block");
-  static_assert(!kTmaStore || BM == 128, "v14's store: one m64 block per consumer warpgroup");
+  static_assert(!kTmaStore || kMBlocks == 1 || kPingpong,
+                "v14's store: one m64 block per consumer warpgroup (v17: one or two)");
+  static_assert(!kPingpong || (kTmaStore && !kStreamK && !kStageHalves),
+                "v17: v14's store, whole tiles, whole staging");
   static_assert(!kStreamK || (kTmaStore && BN <= kWsSkMaxBN), "v15: v14's store, a slot's width");
   static_assert(!kStageHalves || (kTmaStore && kStoreCols % 64 == 0), "v16: whole boxes a half");
   static_assert(kSmem + 16 * kStages <= 227 * 1024, "one CTA's shared memory, barriers included");
@@ -275,6 +287,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       (reinterpret_cast<uintptr_t>(ws_smem_raw) + 1023) & ~uintptr_t(1023));
   float *park = reinterpret_cast<float *>(ring + S * Cfg::kStageBytes);
   __shared__ unsigned long long full[S], empty[S];
+  // v17: consumer warpgroup w arrives on handoff[w] (all 128 threads) once it has waited for
+  // the last stage of its tile, and the other waits for that before its next tile's first
+  // stage (why: ws_pingpong.cuh).
+  __shared__ unsigned long long handoff[2];
   const WsSchedule<Cfg> sched(M, N);
   const int k_tiles = (K + Cfg::BK - 1) / Cfg::BK;
   const int rank = CL > 1 ? ws_cluster_rank() : 0;
@@ -284,6 +300,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     for (int s = 0; s < S; ++s) {
       mbar_init(&full[s], 1);
       mbar_init(&empty[s], Cfg::kConsumerWarps * CL);
+    }
+    if constexpr (Cfg::kPingpong) {
+      mbar_init(&handoff[0], 128);
+      mbar_init(&handoff[1], 128);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -333,8 +353,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int cw = wg - 1, lane = threadIdx.x % 32;
     float *my_park = park + cw * 2 * Cfg::kParkFloats;
     int s = 0, phase = 0;
+    int turn = 0, mine = 0;  // v17: the cluster's tiles so far, and this warpgroup's
     ws_for_units<Cfg::kStreamK>(cluster, clusters, sched.total, k_tiles, sk, [&](int t, int k0,
                                                                               int k1) {
+      if constexpr (Cfg::kPingpong) {
+        const int my_turn = turn++;
+        if (my_turn % 2 != cw) {
+          // The other warpgroup's tile: its k-tiles pass through the ring all the same.
+          ws_ring_advance(s, phase, k1 - k0, S);
+          return;
+        }
+        // The other's tile before this one has had all of its stages.
+        if (my_turn > 0) mbar_wait(&handoff[1 - cw], ws_pp_handoff_parity(cw, mine));
+        ++mine;
+      }
       int m0, n0;
       sched.at(t, rank, m0, n0);
       float d[Cfg::kMBlocks][Cfg::kAcc];
@@ -345,11 +377,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       int prev = 0;
       for (int kt = k0; kt < k1; ++kt) {
         mbar_wait(&full[s], phase);
+        if constexpr (Cfg::kPingpong)
+          if (kt == k1 - 1) mbar_arrive(&handoff[cw]);
         // A: this warpgroup's rows, K-major, 32 bytes (16 k) further along the swizzled rows
         // per k-step. B: N-major (trans-b), its 64-column boxes 8 KB apart (the descriptor's
         // leading byte offset), 8-k-row groups 1024 bytes apart (stride offset), 16 k-rows
         // (2048 bytes) per k-step. Every start stays 1024-aligned but A's k offsets, as in v9.
-        const unsigned char *a = ring + s * Cfg::kStageBytes + cw * Cfg::kWgRows * 128;
+        const unsigned char *a =
+            ring + s * Cfg::kStageBytes + (Cfg::kPingpong ? 0 : cw * Cfg::kWgRows * 128);
         const unsigned char *b = ring + s * Cfg::kStageBytes + Cfg::kABytes;
         wg_fence();  // the accumulators were written (zeroed) since the last wgmma
 #pragma unroll
@@ -384,9 +419,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                                                       rank * 2 + cw, 1 + cw);
       }
       if constexpr (Cfg::kTmaStore) {
-        unsigned char *staging =
-            reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::kStoreCols * 2;
-        ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
+        // This warpgroup's rows: half the tile, or (v17) all of its own tile, an m64 block at
+        // a time into its own staging (the second block does not wait for the first's store).
+        const int row0 = m0 + (Cfg::kPingpong ? 0 : cw * Cfg::kWgRows);
+        unsigned char *staging = reinterpret_cast<unsigned char *>(park) +
+                                 cw * Cfg::kMBlocks * Cfg::kStoreBlockBytes;
+#pragma unroll
+        for (int mi = 0; mi < Cfg::kMBlocks; ++mi)
+          ws_store_tma<Cfg, T>(d[mi], staging + mi * Cfg::kStoreBlockBytes, &cmap, M, N,
+                               row0 + 64 * mi, n0, 1 + cw, epi, mi == 0);
       } else
         ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
     });

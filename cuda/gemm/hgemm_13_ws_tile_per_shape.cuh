@@ -74,7 +74,10 @@ WsEstimate ws_estimate(int M, int N) {
   const long long ctiles = m_ctiles * rl_ceil_div(N, Cfg::BN);
   if (clusters <= 0 || ctiles > INT_MAX) return e;
   const long long waves = rl_ceil_div(ctiles, clusters);
-  e.cost = static_cast<double>(waves) * Cfg::BN * 100.0 / ws_width_speed(Cfg::BN);
+  // A cluster tile's area against v12's 256 x BN (1 for every cooperative width; v17's
+  // pingpong tiles of 64 rows: 1/2).
+  constexpr double kArea = Cfg::BM * Cfg::kCluster / 256.0;
+  e.cost = static_cast<double>(waves) * kArea * Cfg::BN * 100.0 / ws_width_speed(Cfg::BN);
   e.useful = static_cast<double>(M) * N /
              (static_cast<double>(waves) * clusters * Cfg::kCluster * Cfg::BM * Cfg::BN);
   return e;

@@ -531,4 +531,39 @@ mod tests {
             assert_eq!(ffi::rl_gemm_stream_k_units_check(10, 66, 4, 11), 1);
         }
     }
+
+    /// HGEMM v17's ring under its pingpong schedule (cuda/gemm/ws_pingpong.cuh), simulated on
+    /// the host with the kernel's own bookkeeping: with the warpgroups' hand-off every consumer
+    /// reads the k-tile it wants and no agent is stuck, at v17's 4 stages and others, k-tiles
+    /// fewer than, equal to and more than the stages (the ring wrapping inside a tile and
+    /// between the warpgroups'), odd and even tile counts, many interleavings. Without the
+    /// hand-off the same model finds a warpgroup reading the other's bytes (a parity wait two
+    /// phases behind), so the check can fail.
+    #[test]
+    fn pingpong_ring_reads_each_k_tile_once_with_the_hand_off_and_fails_without_it() {
+        let check = |stages: i32, tiles: i32, k: i32, seed: u32, handoff: i32| {
+            // SAFETY: plain integers in, an integer out; host code only.
+            unsafe { ffi::rl_gemm_pingpong_ring_check(stages, tiles, k, seed, handoff) }
+        };
+        let mut without = 0;
+        for stages in [2, 3, 4, 5] {
+            for tiles in [1, 2, 3, 4, 7] {
+                for k in [1, 2, 3, 4, 5, 9, 16] {
+                    for seed in 0..40u32 {
+                        let r = check(stages, tiles, k, seed, 1);
+                        assert_eq!(r, 0, "{stages} stages, {tiles} tiles of {k}, seed {seed}");
+                        if check(stages, tiles, k, seed, 0) == 2 {
+                            without += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            without > 100,
+            "the model without the hand-off failed only {without} times"
+        );
+        assert_eq!(check(1, 4, 4, 0, 1), 1);
+        assert_eq!(check(4, 0, 4, 0, 1), 1);
+    }
 }
