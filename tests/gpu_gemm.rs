@@ -78,7 +78,10 @@ const LEAN_SHAPES: &[(u64, u64, u64)] = &[(2048, 2048, 1024), (4096, 2048, 512)]
 /// last cluster's second CTA wholly below M), a short last raster group and 2 tiles for some
 /// clusters, K = 72; K = 8, less than one k-tile, ~4 tiles per cluster over two raster groups;
 /// 9 k-tiles (the 4-stage ring wraps inside a tile); 200 rows (one cluster row, its second
-/// tile partial) over 128 column tiles.
+/// tile partial) over 128 column tiles. v17 runs all five on its pingpong tile (64 x 256 per
+/// warpgroup): 2056 rows are 33 tile rows (a CTA wholly below M), K = 72 and K = 8 skip 2 and 1
+/// k-tiles of the other warpgroup's, 9 k-tiles wrap the ring between the warpgroups' tiles, and
+/// the clusters hold 1-8 tiles (odd counts: the second warpgroup one tile short, or idle).
 const WS_SHAPES: &[(u64, u64, u64)] = &[
     (1000, 4000, 1000),
     (2056, 2056, 72),
