@@ -276,6 +276,7 @@ pub const CHECK_SHAPES: &[(u64, u64, u64)] = &[
     (1000, 1000, 1000),
     (2048, 2048, 2048),
     STREAM_K_SHAPE,
+    PINGPONG_SHAPE,
 ];
 
 /// A shape whose 128x128 tiles HGEMM v15 cuts along K on a 132-SM H200 (16 cluster tiles of
@@ -283,13 +284,19 @@ pub const CHECK_SHAPES: &[(u64, u64, u64)] = &[
 /// shapes (up to 320) never have enough k-tiles to be cut.
 pub const STREAM_K_SHAPE: (u64, u64, u64) = (200, 2040, 1000);
 
+/// A shape HGEMM v17 runs on its pingpong tile on a 132-SM H200 (64 x 256 per warpgroup): 33
+/// tile rows (a CTA wholly below M), N off the tile, 9 k-tiles with a K tail (the 4-stage ring
+/// wraps between the two warpgroups' tiles), 2-3 tiles a cluster (the second warpgroup one
+/// short on some).
+pub const PINGPONG_SHAPE: (u64, u64, u64) = (2056, 2056, 520);
+
 /// The check shapes of the epilogue families (GEMM+bias+GELU, GEMM+bias+residual): the first
-/// eight, M = 1 to 1000, each M path's small shapes and 16x4096x4096 on the slabs, and
-/// STREAM_K_SHAPE.
+/// eight, M = 1 to 1000, each M path's small shapes and 16x4096x4096 on the slabs,
+/// STREAM_K_SHAPE and PINGPONG_SHAPE.
 pub fn epilogue_check_shapes() -> Vec<Shape> {
     CHECK_SHAPES[..8]
         .iter()
-        .chain([&STREAM_K_SHAPE])
+        .chain([&STREAM_K_SHAPE, &PINGPONG_SHAPE])
         .map(|&(m, n, k)| Shape::Gemm { m, n, k })
         .collect()
 }
