@@ -70,7 +70,7 @@ static_assert((kWsProducerRegs + 2 * kWsConsumerRegs) * 128 <= 168 * 384 &&
 // passes; STREAM_K: v15's schedule (ws_stream_k.cuh: the first tiles' k-tiles shared by every
 // cluster, partial sums through global memory), which needs v14's store; STAGE_HALVES: v16's
 // staging of half the tile's columns at a time (ws_store_tma in two parts), for one more stage;
-// PINGPONG: v17's schedule (hgemm_17_pingpong.cuh: each consumer warpgroup a whole BM x BN
+// PINGPONG: v17's schedule (hgemm_17_pingpong.cuh: each consumer warpgroup a whole 64 x BN
 // tile of its own, the two taking the cluster's tiles in turn, so one's functor and store run
 // under the other's wgmmas), which needs v14's store.
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, int GROUP_M_, bool TMA_STORE_ = false,
@@ -94,23 +94,20 @@ struct WsCfg {
   // The epilogue parks 64 rows x kEpiCols fp32 per pass, in two buffers per consumer warpgroup.
   static constexpr int kEpiCols = 32, kParkFloats = 64 * kEpiCols;
   static constexpr int kParkBytes = 2 * 2 * kParkFloats * 4;
-  // v14's staging: each consumer warpgroup's kWgRows rows x kStoreCols fp16, as boxes of 64
-  // rows x 64 columns (8 KB); v16 stages half of the columns at a time.
+  // v14's staging: each consumer warpgroup's 64 rows x kStoreCols fp16, as boxes of 64
+  // columns (8 KB); v16 stages half of the columns at a time.
   static constexpr int kStoreCols = kStageHalves ? BN / 2 : BN;
-  static constexpr int kStoreBlockBytes = 64 * kStoreCols * 2;  // one m64 block's staging
-  static constexpr int kStoreStageBytes = 2 * kMBlocks * kStoreBlockBytes;
+  static constexpr int kStoreStageBytes = 2 * 64 * kStoreCols * 2;
   static constexpr int kSmem =
       kStages * kStageBytes + (kTmaStore ? kStoreStageBytes : kParkBytes) + 1024;  // + align
-  static_assert(kMBlocks == 1 || kMBlocks == 2, "one or two m64 blocks per consumer warpgroup");
-  static_assert(kPingpong ? BM == 64 || BM == 128 : BM == 128 || BM == 256,
-                "a tile of one m64 block or two per consumer warpgroup");
+  static_assert(kPingpong ? BM == 64 : BM == 128 || BM == 256,
+                "one or two m64 blocks per consumer warpgroup (v17: one, its whole tile)");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
                 "the m64n64 / n128 / n192 / n256 wgmmas of wgmma.cuh");
   static_assert(kMBlocks * kAcc <= 128, "accumulators that fit the consumers' 232 registers");
   static_assert(kCluster == 1 || kCluster == 2, "a CTA alone or a pair sharing B");
   static_assert((BN / kEpiCols) % 2 == 0, "an even number of passes per m64 block");
-  static_assert(!kTmaStore || kMBlocks == 1 || kPingpong,
-                "v14's store: one m64 block per consumer warpgroup (v17: one or two)");
+  static_assert(!kTmaStore || kMBlocks == 1, "v14's store: one m64 block per consumer warpgroup");
   static_assert(!kPingpong || (kTmaStore && !kStreamK && !kStageHalves),
                 "v17: v14's store, whole tiles, whole staging");
   static_assert(!kStreamK || (kTmaStore && BN <= kWsSkMaxBN), "v15: v14's store, a slot's width");
@@ -419,15 +416,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                                                       rank * 2 + cw, 1 + cw);
       }
       if constexpr (Cfg::kTmaStore) {
-        // This warpgroup's rows: half the tile, or (v17) all of its own tile, an m64 block at
-        // a time into its own staging (the second block does not wait for the first's store).
+        // This warpgroup's rows: half the tile, or (v17) all of its own.
+        unsigned char *staging =
+            reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::kStoreCols * 2;
         const int row0 = m0 + (Cfg::kPingpong ? 0 : cw * Cfg::kWgRows);
-        unsigned char *staging = reinterpret_cast<unsigned char *>(park) +
-                                 cw * Cfg::kMBlocks * Cfg::kStoreBlockBytes;
-#pragma unroll
-        for (int mi = 0; mi < Cfg::kMBlocks; ++mi)
-          ws_store_tma<Cfg, T>(d[mi], staging + mi * Cfg::kStoreBlockBytes, &cmap, M, N,
-                               row0 + 64 * mi, n0, 1 + cw, epi, mi == 0);
+        ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, row0, n0, 1 + cw, epi);
       } else
         ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
     });

@@ -60,23 +60,21 @@ __device__ __forceinline__ void tma_store_wait_all() {
 // 16 warp + lane / 4 + 8 (q / 2), column 8j + 2 (lane % 4) + (q % 2)) through the functor to
 // C[row0 .., col0 ..] (elements of type T) by TMA, Cfg::kStoreCols columns at a time (all BN,
 // or v16's halves). stage: this warpgroup's kStoreCols / 64 boxes of 8 KB (1024-aligned),
-// free once its previous stores have read it: thread 0 of the warpgroup waits for that (unless
-// wait_free is false: v17's second m64 block, staged apart from the first), and the named
-// barrier bar_id tells the others (v16: also between its two halves). The stmatrix
+// free once its previous stores have read it: thread 0 of the warpgroup waits for that, and
+// the named barrier bar_id tells the others (v16: also between its two halves). The stmatrix
 // addresses follow the 128-byte swizzle the map was made with (16-byte chunk c of row r at
 // c ^ (r % 8)), so each 8-row matrix store touches 8 distinct bank groups.
 template <class Cfg, class T, class Epi>
 __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned char *stage,
                                              const CUtensorMap *cmap, int M, int N, int row0,
-                                             int col0, int bar_id, const Epi &epi,
-                                             bool wait_free = true) {
+                                             int col0, int bar_id, const Epi &epi) {
   const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
   const int r_lo = 16 * warp + lane / 4;                      // this lane's rows: r_lo, r_lo + 8
   const int mrow = 16 * warp + lane % 8 + 8 * ((lane / 8) % 2);  // the row whose address it gives
   constexpr int kGroups = Cfg::kStoreCols / 8;                // 8-column groups per part
 #pragma unroll
   for (int part = 0; part < Cfg::BN / Cfg::kStoreCols; ++part) {
-    if (t == 0 && (wait_free || part > 0)) tma_store_wait_all<true>();
+    if (t == 0) tma_store_wait_all<true>();
     asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
 #pragma unroll
     for (int j = part * kGroups; j < (part + 1) * kGroups; j += 2) {
