@@ -105,8 +105,8 @@ constexpr Variant kVariants[] = {
      "stage (not yet measured)",
      plain<rlg::launch_ws_staged_halves<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {17, "pingpong",
-     "v16, with whole-tile shapes on a pingpong schedule: each consumer warpgroup a 64x256 or "
-     "128x128 tile of its own, one's epilogue under the other's wgmmas (not yet measured)",
+     "v16, with whole-tile shapes on a pingpong schedule: each consumer warpgroup a 64x256 tile "
+     "of its own, one's epilogue under the other's wgmmas (not yet measured)",
      plain<rlg::launch_ws_pingpong<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");

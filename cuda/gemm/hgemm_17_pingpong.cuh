@@ -1,8 +1,10 @@
 // HGEMM v17 "pingpong": v16, with the whole-tile shapes on a "pingpong" schedule (CUTLASS's
 // name): each consumer warpgroup computes a whole 64 x 256 tile of its own, the two taking the
-// cluster's tiles in turn. The producer loads the tiles'
-// k-tiles in that order, so one warpgroup's main loop runs while the other applies the functor
-// and stores its tile: the tensor cores no longer wait for the epilogue.
+// cluster's tiles in turn. The producer loads the tiles' k-tiles in that order, so one
+// warpgroup's main loop runs while the other applies the functor and stores its tile: the
+// tensor cores no longer wait for the epilogue. A hand-off barrier between the warpgroups keeps
+// their main loops in that order and their parity waits unambiguous (ws_pingpong.cuh, whose
+// host model of the ring the CPU tests run).
 //
 // Why: in v14's cooperative tile both consumer warpgroups reach the epilogue at once and the
 // tensor cores idle through it. That costs the plain GEMM little since the store went through
