@@ -10,8 +10,8 @@
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
 // shape, stored by TMA, where it suits the shape, else v4's (HGEMM v11's paths, the lean loop in
 // the fused family's form: its last k-step's stage offset opaque, as the residual's kernel parks
-// like the fused one). v7 alone has a bf16 form (rl_gemm_residual_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the
-// functor in bf16).
+// like the fused one). v7 alone has a bf16 form (rl_gemm_residual_bf16, gemm_bf16.cu: the
+// paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm.h"

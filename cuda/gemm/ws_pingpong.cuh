@@ -57,7 +57,9 @@ inline int ws_pp_ring_check(int stages, int tiles, int k_tiles, unsigned seed, b
     return rng % n;
   };
   // A parity wait passes once the phase of that parity has completed.
-  auto passed = [](int done, unsigned parity) { return (static_cast<unsigned>(done) & 1u) != parity; };
+  auto passed = [](int done, unsigned parity) {
+    return (static_cast<unsigned>(done) & 1u) != parity;
+  };
 
   struct Producer {
     int i = 0, s = 0, phase = 0;
