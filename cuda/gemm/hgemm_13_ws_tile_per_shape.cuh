@@ -94,8 +94,9 @@ inline int ws_forced_width() {
 }
 
 // The width for a shape among W's (0: none suits it); T: the element type (half or bf16).
+// cost: where given, the chosen width's estimate (v17 weighs its pingpong tile against it).
 template <class W, class Epi, class T>
-int ws_width_for(int M, int N) {
+int ws_width_for(int M, int N, double *cost = nullptr) {
   if (M < 65 || M >= (1 << 30) || N >= (1 << 30)) return 0;
   const WsEstimate est[4] = {
       ws_estimate<typename W::N256, Epi, T>(M, N), ws_estimate<typename W::N192, Epi, T>(M, N),
@@ -117,6 +118,7 @@ int ws_width_for(int M, int N) {
     if (best < 0 || est[i].cost < est[best].cost) best = i;  // ties keep the wider
   }
   if (best < 0 || (forced == 0 && est[best].useful < 0.5)) return 0;
+  if (cost != nullptr) *cost = est[best].cost;
   return widths[best];
 }
 

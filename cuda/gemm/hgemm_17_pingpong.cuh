@@ -62,13 +62,8 @@ bool ws_pp_suits(int M, int N, int K) {
   // v16's choice where the pingpong tile is not at least as cheap: its cut tiles, or a
   // cooperative width whose waves cost less (none of v14's widths: its other paths).
   if (ws_sk_choose<WsWidths<true, true, true>, Epi, T>(M, N, K).sk_tiles > 0) return false;
-  using W = WsWidths<true>;
-  const int coop = ws_width_for<W, Epi, T>(M, N);
-  if (coop == 0) return false;
-  const double coop_cost = coop == 256   ? ws_estimate<typename W::N256, Epi, T>(M, N).cost
-                           : coop == 192 ? ws_estimate<typename W::N192, Epi, T>(M, N).cost
-                           : coop == 128 ? ws_estimate<typename W::N128, Epi, T>(M, N).cost
-                                         : ws_estimate<typename W::N64, Epi, T>(M, N).cost;
+  double coop_cost = 0.0;
+  if (ws_width_for<WsWidths<true>, Epi, T>(M, N, &coop_cost) == 0) return false;
   return pp.cost <= coop_cost;
 }
 
