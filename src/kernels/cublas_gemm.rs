@@ -206,7 +206,7 @@ impl BenchCase for CublasGemmCase {
         self.launch(gpu, 0)?;
         gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
         use crate::verify::gemm::check_against_cpu as check;
-        let tol = crate::verify::Tolerance::gemm(self.dtype);
+        let tol = crate::verify::Tolerance::library(self.dtype);
         match self.dtype {
             Dtype::F16 => {
                 let s = &self.f16_sets[0];

@@ -315,9 +315,10 @@ impl<E: Elem> BenchCase for GemmGeluCase<E> {
         self.launch(gpu, 0)?;
         gpu.sync(&self.id().describe(), &gemm_shape(m, n, k).label())?;
         let s = &self.sets[0];
-        let tol = match (self.imp, E::DTYPE) {
-            (GeluImpl::Cublaslt, Dtype::Bf16) => Tolerance::LIBRARY_BF16_GELU,
-            _ => Tolerance::gemm(E::DTYPE),
+        let tol = if matches!(self.imp, GeluImpl::Cublaslt) {
+            Tolerance::library(E::DTYPE)
+        } else {
+            Tolerance::gemm(E::DTYPE)
         };
         let v = check::check_against_cpu(
             gpu,

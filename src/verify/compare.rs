@@ -35,12 +35,15 @@ impl Tolerance {
         rtol: 1.0 / 64.0,
         atol_rms: 1e-2,
     };
-    /// cuBLASLt's own bf16 GELU_BIAS epilogue against the float64 reference: it measured up to
-    /// 3 bf16 ulps off (S35a, 260x600x37: 17 of 156,000 elements past GEMM_BF16's 2^-6, rel
-    /// err 2.9e-3, where ours and the fp16 form pass GEMM's), so its elementwise bound is 2^-4;
-    /// rel_fro stays at GEMM_BF16's 1e-2, which a wrong bias, layout or epilogue fails by far.
-    /// Only the library's reference path uses it: our kernels keep GEMM_BF16.
-    pub const LIBRARY_BF16_GELU: Tolerance = Tolerance {
+    /// A library's bf16 result (cuBLAS's GEMM, cuBLASLt's GELU_BIAS epilogue), against the
+    /// float64 reference or against ours. The libraries' bf16 kernels measured up to 3 bf16 ulps
+    /// off the float64 reference where ours stay within one: cuBLASLt's GELU_BIAS at 260x600x37
+    /// (S35a: 17 of 156,000 elements past GEMM_BF16's 2^-6, rel err 2.9e-3) and cuBLAS's plain
+    /// GEMM at 44x235x13 (S37: one element 3.1e-2 from ours, where ours was 1.3e-2 from float64;
+    /// rel err 2.9e-3 against ours' 1.6e-3). So their elementwise bound is 2^-4; rel_fro stays
+    /// at GEMM_BF16's 1e-2, which a wrong bias, layout or epilogue fails by far. Our kernels are
+    /// still held to GEMM_BF16 against the float64 reference, the primary check.
+    pub const LIBRARY_BF16: Tolerance = Tolerance {
         rel_fro: 1e-2,
         rtol: 1.0 / 16.0,
         atol_rms: 1e-2,
@@ -71,6 +74,15 @@ impl Tolerance {
         match dtype {
             Dtype::F16 => Tolerance::GEMM,
             Dtype::Bf16 => Tolerance::GEMM_BF16,
+        }
+    }
+
+    /// A comparison that involves a library's result (the library against the float64
+    /// reference, or ours against the library) for that output dtype.
+    pub fn library(dtype: Dtype) -> Tolerance {
+        match dtype {
+            Dtype::F16 => Tolerance::GEMM,
+            Dtype::Bf16 => Tolerance::LIBRARY_BF16,
         }
     }
 }
@@ -286,6 +298,27 @@ mod tests {
         assert!(!compare(&off, &r, Tolerance::GEMM_BF16).passed);
         assert_eq!(Tolerance::gemm(Dtype::Bf16), Tolerance::GEMM_BF16);
         assert_eq!(Tolerance::gemm(Dtype::F16), Tolerance::GEMM);
+    }
+
+    /// S37's case: at some elements ours is one bf16 ulp above the rounded value and the
+    /// library's result two below it (3 ulps apart). Ours against the library passes the
+    /// library bound and fails our own GEMM_BF16; a 1.5% error everywhere fails both.
+    #[test]
+    fn library_bf16_bound_allows_three_ulps_between_ours_and_the_library_and_no_more() {
+        let r = spread(4096);
+        let b: Vec<bf16> = r.iter().map(|&x| bf16::from_f64(x)).collect();
+        let step = |i: usize, v: &bf16, d: i32| match i % 64 {
+            0 => bf16::from_bits((v.to_bits() as i32 + d) as u16),
+            _ => *v,
+        };
+        let ours: Vec<bf16> = b.iter().enumerate().map(|(i, v)| step(i, v, 1)).collect();
+        let lib: Vec<bf16> = b.iter().enumerate().map(|(i, v)| step(i, v, -2)).collect();
+        let as_ref: Vec<f64> = lib.iter().map(|v| v.to_f64()).collect();
+        assert!(compare(&ours, &as_ref, Tolerance::library(Dtype::Bf16)).passed);
+        assert!(!compare(&ours, &as_ref, Tolerance::gemm(Dtype::Bf16)).passed);
+        let off: Vec<bf16> = r.iter().map(|&x| bf16::from_f64(x * 0.985)).collect();
+        assert!(!compare(&off, &r, Tolerance::library(Dtype::Bf16)).passed);
+        assert_eq!(Tolerance::library(Dtype::F16), Tolerance::GEMM);
     }
 
     #[test]
