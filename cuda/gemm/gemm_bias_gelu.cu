@@ -61,16 +61,15 @@ constexpr Variant kVariants[] = {
      rlg::bias_gelu_bf16},
     {8, "stream_k",
      "v7 on HGEMM v15: a partial last wave's tiles cut along K, bias + GELU on the owner's sum "
-     "(not yet measured)",
+     "(S37: v15's loss where it cuts)",
      15, rlg::launch_bias_gelu_stream_k<0>, rlg::launch_bias_gelu_stream_k<1>, nullptr},
     {9, "staged_halves",
-     "v8 on HGEMM v16: the 128x256 tile stored half a tile at a time, a fourth stage (not yet "
-     "measured)",
+     "v8 on HGEMM v16: the 128x256 tile stored half a tile at a time, a fourth stage",
      16, rlg::launch_bias_gelu_staged_halves<0>, rlg::launch_bias_gelu_staged_halves<1>,
      nullptr},
     {10, "pingpong",
      "v9 on HGEMM v17: a tile per consumer warpgroup, one's bias + GELU and store under the "
-     "other's wgmmas (not yet measured)",
+     "other's wgmmas (S37: fused / plain 1.017 at 4096³, but v17 is 16-20% slower than v14)",
      17, rlg::launch_bias_gelu_pingpong<0>, rlg::launch_bias_gelu_pingpong<1>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");

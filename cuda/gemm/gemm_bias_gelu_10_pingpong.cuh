@@ -9,7 +9,10 @@
 //
 // Prediction (before a GPU run): fused / plain <= 1.02 at 4096³ and 8192³, ~1.05 at 2048³
 // (one tile per warpgroup: the second epilogue has nothing to hide under); >= cuBLASLt's
-// GELU_BIAS at 4096³ (v7 0.97x). Measured: not yet.
+// GELU_BIAS at 4096³ (v7 0.97x).
+// Measured (S37, interleaved with v7, the plain GEMMs and cuBLASLt): fused / plain 1.017 at
+// 4096³, 1.007 at 8192³, 1.071 at 2048³ (v7: 1.031, 1.021, 1.085), but 0.80x cuBLASLt at 4096³
+// (v7 0.96x): HGEMM v17's main loop is 16-20% slower than v14's.
 #pragma once
 #include "gemm/gemm_bias_gelu_9_staged_halves.cuh"
 #include "gemm/hgemm_17_pingpong.cuh"

@@ -98,15 +98,15 @@ constexpr Variant kVariants[] = {
      plain<rlg::launch_ws_tma_store<rlg::kLoopLean, EpiIdentity>>, rlg::hgemm_bf16},
     {15, "stream_k",
      "v14, with the tiles of a partial last wave cut along K over every cluster (Stream-K; "
-     "partial sums through L2) where that beats the idle SMs (not yet measured)",
+     "partial sums through L2) where that beats the idle SMs (S37: loses but at one shape)",
      plain<rlg::launch_ws_stream_k<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {16, "staged_halves",
      "v15, with the 128x256 tile stored half a tile at a time: 32 KB of staging, a fourth "
-     "stage (not yet measured)",
+     "stage (S37: +1-2% over v14 at the squares)",
      plain<rlg::launch_ws_staged_halves<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {17, "pingpong",
      "v16, with whole-tile shapes on a pingpong schedule: each consumer warpgroup a 64x256 tile "
-     "of its own, one's epilogue under the other's wgmmas (not yet measured)",
+     "of its own, one's epilogue under the other's wgmmas (S37: 16-20% slower than v14)",
      plain<rlg::launch_ws_pingpong<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");

@@ -24,7 +24,10 @@
 // Prediction (before a GPU run): 256x4096² 128x128 cut over all 66 clusters, ~17 us (v9's
 // tile, where v12-v14 send it: 22.4, cuBLAS 18.3, S34f); 256x4096x11008 the same tiles, ~43 us
 // (v9's tile 48.7 in S34c, cuBLAS 39.5); 1024x11008x4096 128x256 cut, +8-12% over v14 (0.95x
-// cuBLAS in S35a -> ~1.03x); the squares unchanged (v14's kernel). Measured: not yet.
+// cuBLAS in S35a -> ~1.03x); the squares unchanged (v14's kernel).
+// Measured (S37, kernel timing, cold L2, interleaved with v14 and cuBLAS): the cut loses where it
+// runs but at 4096x11008x4096 (+1.6%): 256x4096² 0.79x cuBLAS (v14 0.86x), 256x11008x4096 0.86x
+// forced on against 0.97x off, 1024x11008x4096 -1.5%. The fixup model is far too cheap (perf log).
 #pragma once
 #include "gemm/hgemm_14_tma_store.cuh"
 

@@ -32,7 +32,11 @@
 // exposed store was ~0.3-0.5 us a tile; against that, 4 warps per stage and one warpgroup's
 // issue); GEMM+bias+GELU v10 / plain <= 1.02 at 4096³ and 8192³ (from 1.04), ~1.05 at 2048³
 // (one tile per warpgroup there: the second warpgroup's epilogue has no main loop to hide
-// under); the residual's the same. Measured: not yet.
+// under); the residual's the same.
+// Measured (S37, interleaved with v14 and cuBLAS): 16-20% slower than v14 at 2048-8192³
+// (0.79-0.85x cuBLAS): one warpgroup's main loop at a time does not keep the tensor cores fed,
+// or the 64-row tile's L2 bytes show (perf log: what tells them apart). Its fused form's
+// overlap works.
 #pragma once
 #include "gemm/hgemm_16_staged_halves.cuh"
 
