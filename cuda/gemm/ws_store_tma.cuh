@@ -83,15 +83,14 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
     asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
 #pragma unroll
     for (int j = part * kGroups; j < (part + 1) * kGroups; j += 2) {
-      // Matrix i = lane / 8 of this x4: rows +8 for odd i, column group j + i / 2 (of the part).
-      const auto box_addr = [&] {
-        const int cg = j - part * kGroups + (lane / 8) / 2;
-        return smem_addr(stage) + (cg / 8) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
-      };
       [[maybe_unused]] float staged[2][4];  // a staged operand at this thread's elements
       if constexpr (StagesOperand<Epi>::value) {
+        // At the addresses this thread's stmatrix writes (below).
+        const int cg = j - part * kGroups + (lane / 8) / 2;
+        const unsigned at = smem_addr(stage) + (cg / 8) * 8192 + mrow * 128 +
+                            (((cg % 8) ^ (mrow % 8)) * 16);
         unsigned r[4];
-        ldmatrix_x4(box_addr(), r[0], r[1], r[2], r[3]);
+        ldmatrix_x4(at, r[0], r[1], r[2], r[3]);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const float2 f =
@@ -125,7 +124,10 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
             v[g][q] = epi.apply1(x, q % 2 ? op1 : op0, row, c);
         }
       }
-      const unsigned addr = box_addr();
+      // Matrix i = lane / 8 of this x4: rows +8 for odd i, column group j + i / 2 (of the part).
+      const int cg = j - part * kGroups + (lane / 8) / 2;
+      const unsigned addr = smem_addr(stage) + (cg / 8) * 8192 + mrow * 128 +
+                            (((cg % 8) ^ (mrow % 8)) * 16);
       stmatrix_x4(addr, pack_pair<T>(v[0][0], v[0][1]), pack_pair<T>(v[0][2], v[0][3]),
                   pack_pair<T>(v[1][0], v[1][1]), pack_pair<T>(v[1][2], v[1][3]));
     }
