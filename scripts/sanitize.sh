@@ -193,6 +193,11 @@ RUNS=(
   "bench hgemm --impl ours --variant 17 --m 2056 --n 2056 --k 72"
   "bench gemm_bias_gelu --impl fused --variant 10 --m 1536 --n 8192 --k 520"
   "bench gemm_residual --impl ours --variant 10 --m 333 --n 7000 --k 8"
+  # residual v11: R staged by cp.async into the TMA store's staging (M, N off the tile with a K
+  # tail and tiles after the first; K = 8, the copy at the tile's only k-tile; 192 wide)
+  "bench gemm_residual --impl ours --variant 11 --m 1000 --n 4000 --k 1000"
+  "bench gemm_residual --impl ours --variant 11 --m 333 --n 7000 --k 8"
+  "bench gemm_residual --impl ours --variant 11 --m 777 --n 3000 --k 520"
   # GEMM+bias+residual (one functor, every path reads R at its row and column): v1's parked
   # tile, split-K (4 and 8 warps), register slabs (one row, 2..8 rows), TMA slabs (2 and 4
   # m-tiles; K = 8), the generic tiles (N odd); v2's wgmma tile; v3's few-row tile split 4 and

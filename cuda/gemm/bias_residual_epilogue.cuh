@@ -44,4 +44,16 @@ struct EpiBiasResidualT {
 };
 using EpiBiasResidual = EpiBiasResidualT<half>;
 
+// The same functor with R staged in shared memory by the warp-specialized kernel
+// (ws_staged_operand.cuh: residual v11); only that kernel takes it (its static_assert).
+template <class T>
+struct EpiBiasResidualStagedT : EpiBiasResidualT<T> {
+  static constexpr bool kStagedOperand = true;
+  __host__ __device__ const T *elem_operand() const { return this->residual; }
+  __device__ __forceinline__ float apply_staged(float v, float b, float r) const {
+    return v + b + r;
+  }
+};
+using EpiBiasResidualStaged = EpiBiasResidualStagedT<half>;
+
 }  // namespace rlg

@@ -275,6 +275,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                    const __grid_constant__ CUtensorMap bmap,
                    const __grid_constant__ CUtensorMap cmap, T *C, int M, int N, int K,
                    Epi epi, WsSkArgs sk) {
+  static_assert(!StagesOperand<Epi>::value || (Cfg::kTmaStore && !Cfg::kStreamK &&
+                                                 !Cfg::kStageHalves && !Cfg::kPingpong),
+                "a staged operand: v14's whole staging, whole tiles, one tile per CTA at a time");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int S = Cfg::kStages, CL = Cfg::kCluster;
   extern __shared__ unsigned char ws_smem_raw[];
@@ -394,6 +397,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         wg_commit();
         wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage
         if (kt > k0) ws_release<CL>(&empty[prev], lane);
+        if constexpr (StagesOperand<Epi>::value) {
+          // Residual v11: the operand's copy into the staging, under the tile's second half,
+          // once the previous tile's stores have read it (ws_staged_operand.cuh).
+          if (kt == k0 + (k1 - k0) / 2) {
+            if (threadIdx.x % 128 == 0) tma_store_wait_all<true>();
+            asm volatile("bar.sync %0, 128;" ::"r"(1 + cw) : "memory");
+            ws_stage_operand<Cfg, T>(reinterpret_cast<unsigned char *>(park) +
+                                         cw * 64 * Cfg::kStoreCols * 2,
+                                     epi, M, N, m0 + cw * Cfg::kWgRows, n0);
+          }
+        }
         prev = s;
         if (++s == S) {
           s = 0;

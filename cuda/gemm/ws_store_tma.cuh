@@ -12,6 +12,7 @@
 #pragma once
 #include "gemm/elem.cuh"
 #include "gemm/epilogue.cuh"
+#include "gemm/ws_staged_operand.cuh"
 #include "tma.cuh"
 
 namespace rlg {
@@ -63,7 +64,8 @@ __device__ __forceinline__ void tma_store_wait_all() {
 // free once its previous stores have read it: thread 0 of the warpgroup waits for that, and
 // the named barrier bar_id tells the others (v16: also between its two halves). The stmatrix
 // addresses follow the 128-byte swizzle the map was made with (16-byte chunk c of row r at
-// c ^ (r % 8)), so each 8-row matrix store touches 8 distinct bank groups.
+// c ^ (r % 8)), so each 8-row matrix store touches 8 distinct bank groups. A functor with a
+// staged operand (StagesOperand) finds it in the staging at those same addresses (ldmatrix).
 template <class Cfg, class T, class Epi>
 __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned char *stage,
                                              const CUtensorMap *cmap, int M, int N, int row0,
@@ -74,10 +76,29 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
   constexpr int kGroups = Cfg::kStoreCols / 8;                // 8-column groups per part
 #pragma unroll
   for (int part = 0; part < Cfg::BN / Cfg::kStoreCols; ++part) {
+    // A staged operand (ws_staged_operand.cuh): this thread's copies landed; the barrier
+    // makes every thread's visible to the warpgroup.
+    if constexpr (StagesOperand<Epi>::value) cp_async_wait<0>();
     if (t == 0) tma_store_wait_all<true>();
     asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
 #pragma unroll
     for (int j = part * kGroups; j < (part + 1) * kGroups; j += 2) {
+      [[maybe_unused]] float staged[2][4];  // a staged operand at this thread's elements
+      if constexpr (StagesOperand<Epi>::value) {
+        // At the addresses this thread's stmatrix writes (below).
+        const int cg = j - part * kGroups + (lane / 8) / 2;
+        const unsigned at = smem_addr(stage) + (cg / 8) * 8192 + mrow * 128 +
+                            (((cg % 8) ^ (mrow % 8)) * 16);
+        unsigned r[4];
+        ldmatrix_x4(at, r[0], r[1], r[2], r[3]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float2 f =
+              Elem<T>::to_float2(*reinterpret_cast<const typename Elem<T>::Pair *>(&r[i]));
+          staged[i / 2][2 * (i % 2)] = f.x;
+          staged[i / 2][2 * (i % 2) + 1] = f.y;
+        }
+      }
       float v[2][4];  // [group j, j + 1][q]
 #pragma unroll
       for (int g = 0; g < 2; ++g) {
@@ -95,7 +116,9 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
         for (int q = 0; q < 4; ++q) {
           const int row = row0 + r_lo + 8 * (q / 2), c = col + q % 2;
           const float x = d[4 * (j + g) + q];
-          if constexpr (Epi::kElemOperand)
+          if constexpr (StagesOperand<Epi>::value)
+            v[g][q] = epi.apply_staged(x, q % 2 ? op1 : op0, staged[g][q]);
+          else if constexpr (Epi::kElemOperand)
             v[g][q] = row < M && c < N ? epi.apply1(x, q % 2 ? op1 : op0, row, c) : x;
           else
             v[g][q] = epi.apply1(x, q % 2 ? op1 : op0, row, c);
