@@ -399,6 +399,25 @@ mod tests {
         assert!(md.contains("Worst relative error: 2.2e-3"));
         assert!(md.contains("sw_power_cap (3 records)"));
         assert!(md.contains("noisier than 5%"));
+        assert!(md.contains(" °C and ") && !md.contains("not readable through NVML"));
+    }
+
+    /// Clocks whose temperature and power NVML could not read (all 0) are not reported as
+    /// 0 °C and 0 W.
+    #[test]
+    fn unread_temperature_and_power_are_named_not_printed_as_zero() {
+        let mut f = fixture();
+        for r in &mut f.records {
+            if let Some(c) = r.clocks.as_mut() {
+                (c.temp_c, c.power_w) = (0, 0.0);
+            }
+        }
+        let md = render_report(&f, &[]);
+        assert!(
+            md.contains("MHz, temperature and power not readable through NVML here."),
+            "{md}"
+        );
+        assert!(!md.contains("0 °C"));
     }
 
     #[test]

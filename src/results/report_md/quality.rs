@@ -101,10 +101,16 @@ pub(super) fn quality(results: &ResultsFile) -> Vec<String> {
             .unwrap_or(0);
         let tmax = with_clocks.iter().map(|r| c(r).temp_c).max().unwrap_or(0);
         let pmax = with_clocks.iter().map(|r| c(r).power_w).fold(0.0, f64::max);
+        // NVML reads 0 for both where it cannot read them (the H200 machine in S37): say so
+        // instead of printing 0 °C and 0 W as if measured.
+        let health = if tmax == 0 && pmax == 0.0 {
+            "temperature and power not readable through NVML here".to_string()
+        } else {
+            format!("up to {tmax} °C and {} W", fmt_num(pmax))
+        };
         let mut s = format!(
-            "Clocks sampled for {}: SM {lo}–{hi} MHz, up to {tmax} °C and {} W.",
+            "Clocks sampled for {}: SM {lo}–{hi} MHz, {health}.",
             count(with_clocks.len(), "record"),
-            fmt_num(pmax)
         );
         let mut reasons: Vec<(String, usize)> = Vec::new();
         for r in &with_clocks {
