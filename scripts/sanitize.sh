@@ -223,8 +223,8 @@ RUNS=(
   "bench hgemm --impl ours --variant 14 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench gemm_bias_gelu --impl fused --variant 7 --dtype bf16 --m 2056 --n 2056 --k 72"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 7 --dtype bf16 --m 96 --n 2048 --k 1032"
-  "bench gemm_residual --impl ours --variant 7 --dtype bf16 --m 1000 --n 4000 --k 1000"
-  "bench gemm_residual --impl ours --variant 7 --dtype bf16 --m 16 --n 4104 --k 40"
+  "bench gemm_residual --impl ours --variant 11 --dtype bf16 --m 1000 --n 4000 --k 1000"
+  "bench gemm_residual --impl ours --variant 11 --dtype bf16 --m 16 --n 4104 --k 40"
   "bench hgemm --impl ours --variant 14 --dtype bf16 --m 33 --n 17 --k 5"
   # the paths that only open at larger shapes: GEMV v5's tensor-core slabs and v6's W-as-A
   # slabs, each without and with the cluster of 2

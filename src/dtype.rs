@@ -1,5 +1,5 @@
 //! The 16-bit float types kernels run in: fp16 (every family) and bf16 (the GEMM families'
-//! last variants: HGEMM v14, GEMM+bias+GELU v7, GEMM+bias+residual v7, each through its C
+//! last variants: HGEMM v14, GEMM+bias+GELU v7, GEMM+bias+residual v11, each through its C
 //! table's `*_bf16` launcher). `Dtype` names one (flags, records, cuBLAS types); `Elem` is the
 //! host element type of each, which the buffers, checks and references are generic over.
 

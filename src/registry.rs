@@ -597,8 +597,8 @@ mod tests {
             defaults
         );
         let r = find("gemm_residual").unwrap();
-        assert_eq!(r.variants_in(bf16), [7]);
-        assert!(r.check_dtype(bf16, &[4], vec![], true).is_err());
+        assert_eq!(r.variants_in(bf16), [11]);
+        assert!(r.check_dtype(bf16, &[7], vec![], true).is_err());
         for f in ALL {
             assert!(f.takes(Dtype::F16));
             assert_eq!(f.takes(bf16), f.bf16.is_some(), "{}", f.name);

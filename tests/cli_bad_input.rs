@@ -637,7 +637,7 @@ bad_input! {
     dtype_bf16_old_fused_variant: ["bench", "gemm-gelu", "--dtype", "bf16", "--variant", "4"] => ["gemm_bias_gelu v4", "v7"];
     dtype_bf16_unfused: ["bench", "gemm-gelu", "--dtype", "bf16", "--impl", "fused,unfused"] => ["--impl unfused", "fused, plain, cublaslt"];
     dtype_bf16_unfused_cublas: ["bench", "gemm-gelu", "--dtype", "bf16", "--impl", "unfused_cublas"] => ["--impl unfused_cublas"];
-    dtype_bf16_residual_old_variant: ["bench", "gemm-residual", "--dtype", "bf16", "--variant", "v3"] => ["gemm_residual v3", "v7"];
+    dtype_bf16_residual_old_variant: ["bench", "gemm-residual", "--dtype", "bf16", "--variant", "v3"] => ["gemm_residual v3", "v11"];
     dtype_bf16_user_kernel: ["bench", "hgemm", "--dtype", "bf16", "--plugin", "/nonexistent/lib.so"] => ["--dtype bf16", "user's kernel", "fp16"];
     check_dtype_bf16_user_kernel: ["check", "--kernel", "hgemm", "--dtype", "bf16", "--kernel-file", "/nonexistent/k.cu"] => ["--dtype bf16", "user's kernel"];
     check_dtype_bogus: ["check", "--dtype", "half"] => ["--dtype", "half"];

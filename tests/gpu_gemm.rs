@@ -1,7 +1,7 @@
 //! GPU tests: every HGEMM variant and every path of the GEMM family's epilogues (bias+GELU,
 //! bias+residual) is correct at odd shapes (against float64 CPU and cuBLAS / cuBLASLt), with
 //! random inputs and poisoned outputs; and so are the bf16 forms (HGEMM v14, GEMM+bias+GELU
-//! v7, GEMM+bias+residual v7) against float64 and the libraries in bf16.
+//! v7, GEMM+bias+residual v11) against float64 and the libraries in bf16.
 
 use roofline_lab::gpu::Gpu;
 use roofline_lab::kernels::gemm::{self, HgemmCase};
@@ -274,7 +274,7 @@ fn hgemm_bf16_form_matches_float64_and_cublas_at_odd_shapes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The fused forms in bf16 (GEMM+bias+GELU v7, both GELU forms, and GEMM+bias+residual v7:
+/// The fused forms in bf16 (GEMM+bias+GELU v7, both GELU forms, and GEMM+bias+residual v11:
 /// the functors' bf16 forms, the bias and R in bf16) on every M path the bf16 paths take,
 /// against float64, with cuBLASLt's bf16 epilogues beside them (GELU_BIAS, tanh; BIAS with
 /// beta = 1 on C = R, which is also the residual form's element-by-element reference).

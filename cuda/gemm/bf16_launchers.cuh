@@ -1,6 +1,6 @@
 // The GEMM family's bf16 launchers (defined in gemm_bf16.cu), which the variant tables of
 // hgemm.cu, gemm_bias_gelu.cu and gemm_residual.cu name in their bf16 column: the bf16 form of
-// each family's last step (HGEMM v14, GEMM+bias+GELU v7, GEMM+bias+residual v7), the paths of
+// each family's best step (HGEMM v14, GEMM+bias+GELU v7, GEMM+bias+residual v11), the paths of
 // gemm/bf16_paths.cuh with the family's functor in bf16. They live in an object of their own so
 // that the fp16 tables' objects hold exactly the kernels they held before bf16: in one module
 // with the bf16 instantiations, which come first, the module's extern shared arrays were declared
@@ -20,7 +20,8 @@ int hgemm_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, cudaS
 // C = gelu(A.B + bias), gelu_kind 0 tanh, 1 erf.
 int bias_gelu_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M, int N, int K,
                    int gelu_kind, cudaStream_t s);
-// C = A.B + bias + R (R: M rows of N).
+// C = A.B + bias + R (R: M rows of N), R staged for the TMA store where the warp-specialized
+// kernel runs (GEMM+bias+residual v11), else the paths of gemm/bf16_paths.cuh.
 int bias_residual_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, const bf16 *R, bf16 *C,
                        int M, int N, int K, cudaStream_t s);
 

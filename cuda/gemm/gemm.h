@@ -10,7 +10,7 @@
  * pointer then to bf16 data (IEEE-style bfloat16, Rust half::bf16: A, B, C and the bias and R),
  * fp32 accumulation and epilogue, one rounding to bf16. Only the variants whose
  * *_variant_bf16(v) is 1 have a bf16 form (the best step of each ladder: HGEMM v14, GEMM+bias+
- * GELU v7, GEMM+bias+residual v7; cuda/gemm/bf16_paths.cuh says what it runs where); another
+ * GELU v7, GEMM+bias+residual v11; cuda/gemm/bf16_paths.cuh says what it runs where); another
  * variant gives cudaErrorInvalidValue.
  *
  * Workspace: HGEMM v15 (stream-K) and the fused steps on it allocate, on their first launch on

@@ -23,7 +23,13 @@ int bias_gelu_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int 
 
 int bias_residual_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, const bf16 *R, bf16 *C,
                        int M, int N, int K, cudaStream_t s) {
-  return launch_bf16(A, B, C, M, N, K, EpiBiasResidualT<bf16>{bias, R, N}, s);
+  const EpiBiasResidualT<bf16> epi{bias, R, N};
+  const EpiBiasResidualStagedT<bf16> staged{epi};
+  return path_or(
+      [&](bool *done) {
+        return try_ws_widths<WsWidths<true>>(A, B, C, M, N, K, staged, s, done);
+      },
+      [&] { return launch_bf16(A, B, C, M, N, K, epi, s); });
 }
 
 }  // namespace rlg

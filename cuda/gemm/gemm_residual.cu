@@ -7,12 +7,12 @@
 // HGEMM v12-v17. v11 is its own step: v7 with R staged for the TMA store
 // (gemm_residual_11_staged_residual.cuh).
 //
-// "best" is v7: HGEMM v14's kernels, every M path of them with bias and residual added before
-// the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
-// shape, stored by TMA, where it suits the shape, else v4's (HGEMM v11's paths, the lean loop in
-// the fused family's form: its last k-step's stage offset opaque, as the residual's kernel parks
-// like the fused one). v7 alone has a bf16 form (rl_gemm_residual_bf16, gemm_bf16.cu: the
-// paths of gemm/bf16_paths.cuh, the functor in bf16).
+// "best" is v11: HGEMM v14's kernels, every M path of them with bias and residual added before
+// the store (the paths by shape: hgemm.cu); where the warp-specialized wgmma kernel suits the
+// shape, R staged in shared memory for its TMA store (gemm_residual_11_staged_residual.cuh),
+// elsewhere v7's paths (v4's below the kernel: HGEMM v11's, the lean loop in the fused family's
+// form). v11 alone has a bf16 form (rl_gemm_residual_bf16, gemm_bf16.cu: the same staged
+// kernel in bf16 where it suits the shape, else the paths of gemm/bf16_paths.cuh).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm.h"
@@ -71,10 +71,10 @@ constexpr Variant kVariants[] = {
      with_residual<rlg::launch_ws_tile_per_shape<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
      nullptr},
     {7, "tma_store",
-     "best: v6 on HGEMM v14: bias + residual in the consumers' registers (the residual read "
-     "per element inside C), the tile stored by TMA",
+     "v6 on HGEMM v14: bias + residual in the consumers' registers (the residual read per "
+     "element inside C), the tile stored by TMA",
      14, with_residual<rlg::launch_ws_tma_store<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
-     rlg::bias_residual_bf16},
+     nullptr},
     {8, "stream_k",
      "v7 on HGEMM v15: a partial last wave's tiles cut along K, bias + residual on the owner's "
      "sum (S37: v15's loss where it cuts)",
@@ -91,9 +91,10 @@ constexpr Variant kVariants[] = {
      17, with_residual<rlg::launch_ws_pingpong<rlg::kLoopLeanOpaqueLast, EpiBiasResidual>>,
      nullptr},
     {11, "staged_residual",
-     "v7 with R staged in shared memory by cp.async under the main loop's second half, added "
-     "from the TMA store's staging (S37: 1.05x plain at 4096³, v7 1.35x)",
-     14, with_residual<rlg::launch_residual_staged<rlg::kLoopLeanOpaqueLast>>, nullptr},
+     "best: v7 with R staged in shared memory by cp.async under the main loop's second half, "
+     "added from the TMA store's staging (S37: 1.05x plain at 4096³, v7 1.35x)",
+     14, with_residual<rlg::launch_residual_staged<rlg::kLoopLeanOpaqueLast>>,
+     rlg::bias_residual_bf16},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -34,7 +34,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub gelu: Option<String>,
     /// Element type: fp16, or bf16 for the GEMM families' variants with a bf16 form (hgemm v14,
-    /// gemm_bias_gelu v7, gemm_residual v7) and their libraries (cuBLAS, cuBLASLt in bf16)
+    /// gemm_bias_gelu v7, gemm_residual v11) and their libraries (cuBLAS, cuBLASLt in bf16)
     #[arg(long, default_value = "fp16")]
     pub dtype: String,
     #[command(flatten)]

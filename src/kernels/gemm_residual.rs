@@ -26,9 +26,10 @@ use half::{bf16, f16};
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v7 "tma_store", HGEMM v14's kernels (its plain twin) with bias and
-/// residual added before the store on every M path, as GEMM+bias+GELU v7 runs them.
-pub const BEST: u32 = 7;
+/// The variant "best" means: v11 "staged_residual", HGEMM v14's kernels (its plain twin) with
+/// bias and residual added before the store on every M path, R staged in shared memory where
+/// the warp-specialized kernel runs (v7 reads it per element there).
+pub const BEST: u32 = 11;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -44,7 +45,7 @@ pub fn variants() -> Vec<(u32, String)> {
     )
 }
 
-/// Whether variant `v` has a bf16 form (its table's bf16 column: v7 alone).
+/// Whether variant `v` has a bf16 form (its table's bf16 column: v11 alone).
 pub fn takes_bf16(v: u32) -> bool {
     // SAFETY: takes and returns an int; 0 out of range.
     unsafe { ffi::rl_gemm_residual_variant_bf16(v as i32) == 1 }
