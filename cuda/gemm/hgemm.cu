@@ -23,6 +23,7 @@
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
 #include "gemm/hgemm_17_pingpong.cuh"
+#include "gemm/hgemm_18_halves_whole_tiles.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -108,6 +109,10 @@ constexpr Variant kVariants[] = {
      "v16, with whole-tile shapes on a pingpong schedule: each consumer warpgroup a 64x256 tile "
      "of its own, one's epilogue under the other's wgmmas (S37: 16-20% slower than v14)",
      plain<rlg::launch_ws_pingpong<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {18, "halves_whole_tiles",
+     "v16's tile stored in halves (a fourth stage) on v14's schedule: v14's widths, whole "
+     "tiles, no Stream-K cut",
+     plain<rlg::launch_ws_halves_whole_tiles<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -1,0 +1,24 @@
+// HGEMM v18 "halves_whole_tiles": v16's 128x256 tile staged and stored half a tile at a time (a
+// fourth stage), on v14's schedule: v14's choice of width for the shape and whole tiles only,
+// without v15's Stream-K cut that v16 inherits.
+//
+// Why: S37 measured v16 1-2% faster than v14 at the squares and at 1024x11008x4096, but v16
+// also runs v15's cut, which lost wherever it ran but at one shape (256x4096² 0.79x cuBLAS
+// against v14's 0.86x). This step keeps the halves' fourth stage and drops the cut, so it runs
+// v14's kernels at v14's shapes with one change, and the two can be compared shape for shape.
+// The kernel carries no Stream-K code (STREAM_K off): its loop is v14's.
+//
+// Prediction (before a GPU run): +1-2% over v14 where the 128x256 tile runs (the squares,
+// 1024x11008x4096), the same as v14 at the other widths (their kernels are v14's).
+#pragma once
+#include "gemm/hgemm_14_tma_store.cuh"
+
+namespace rlg {
+
+template <int LOOP, class Epi>
+int launch_ws_halves_whole_tiles(const half *A, const half *B, half *C, int M, int N, int K,
+                                 const Epi &epi, cudaStream_t stream) {
+  return launch_ws_widths<WsWidths<true, false, true>, LOOP>(A, B, C, M, N, K, epi, stream);
+}
+
+}  // namespace rlg
