@@ -17,6 +17,7 @@
 
 #include "gemm/cp_async.cuh"
 #include "gemm/elem.cuh"
+#include "gemm/ws_staging.cuh"
 #include "tma.cuh"
 
 namespace rlg {
@@ -57,7 +58,7 @@ __device__ __forceinline__ void ws_stage_operand(unsigned char *stage, const Epi
     const int row = row0 + r, col = col0 + 8 * c;
     const bool inside = row < M && col < N;
     const T *g = inside ? src + static_cast<size_t>(row) * epi.ld + col : src;
-    cp_async16(stage + (c / 8) * 8192 + r * 128 + (((c % 8) ^ (r % 8)) * 16), g, inside);
+    cp_async16(stage + ws_staging_offset(c, r), g, inside);
   }
   cp_async_commit();
 }

@@ -13,6 +13,7 @@
 #include "gemm/elem.cuh"
 #include "gemm/epilogue.cuh"
 #include "gemm/ws_staged_operand.cuh"
+#include "gemm/ws_staging.cuh"
 #include "tma.cuh"
 
 namespace rlg {
@@ -87,8 +88,7 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
       if constexpr (StagesOperand<Epi>::value) {
         // At the addresses this thread's stmatrix writes (below).
         const int cg = j - part * kGroups + (lane / 8) / 2;
-        const unsigned at = smem_addr(stage) + (cg / 8) * 8192 + mrow * 128 +
-                            (((cg % 8) ^ (mrow % 8)) * 16);
+        const unsigned at = smem_addr(stage) + ws_staging_offset(cg, mrow);
         unsigned r[4];
         ldmatrix_x4(at, r[0], r[1], r[2], r[3]);
 #pragma unroll
@@ -126,8 +126,7 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
       }
       // Matrix i = lane / 8 of this x4: rows +8 for odd i, column group j + i / 2 (of the part).
       const int cg = j - part * kGroups + (lane / 8) / 2;
-      const unsigned addr = smem_addr(stage) + (cg / 8) * 8192 + mrow * 128 +
-                            (((cg % 8) ^ (mrow % 8)) * 16);
+      const unsigned addr = smem_addr(stage) + ws_staging_offset(cg, mrow);
       stmatrix_x4(addr, pack_pair<T>(v[0][0], v[0][1]), pack_pair<T>(v[0][2], v[0][3]),
                   pack_pair<T>(v[1][0], v[1][1]), pack_pair<T>(v[1][2], v[1][3]));
     }
