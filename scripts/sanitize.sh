@@ -201,6 +201,12 @@ RUNS=(
   # HGEMM v18: v16's halves on whole tiles (M, N, K off the 128x256 tile; a K tail of 8)
   "bench hgemm --impl ours --variant 18 --m 1000 --n 4000 --k 1000"
   "bench hgemm --impl ours --variant 18 --m 2056 --n 4096 --k 72"
+  # fused v11 (v7 on v18): the functor and store in halves (M, N, K off the tile; erf, K = 72)
+  "bench gemm_bias_gelu --impl fused --variant 11 --m 1000 --n 4000 --k 1000"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 11 --m 2056 --n 4096 --k 72"
+  # v18 and fused v11 in bf16: the halves in bf16 (every dimension off the tile; K tail)
+  "bench hgemm --impl ours --variant 18 --dtype bf16 --m 1000 --n 4000 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 11 --dtype bf16 --m 2056 --n 4096 --k 72"
   # GEMM+bias+residual (one functor, every path reads R at its row and column): v1's parked
   # tile, split-K (4 and 8 warps), register slabs (one row, 2..8 rows), TMA slabs (2 and 4
   # m-tiles; K = 8), the generic tiles (N odd); v2's wgmma tile; v3's few-row tile split 4 and

@@ -483,8 +483,8 @@ fn list_json_names_every_family_and_bench_and_check_take_each() {
     assert!(text.stdout.contains("best = v"), "{}", text.stdout);
 }
 
-/// `list` says which variants take `--dtype bf16`: the GEMM families' best (their last step),
-/// marked in the text and in the JSON (each variant's and family's `dtypes`); the rest fp16.
+/// `list` says which variants take `--dtype bf16`: the GEMM families' best and the candidates on
+/// HGEMM v18, marked in the text and in the JSON (each variant's and family's `dtypes`); the rest fp16.
 #[test]
 fn list_says_which_variants_take_bf16() {
     let r = run(&["list", "--json"]);
@@ -514,7 +514,15 @@ fn list_says_which_variants_take_bf16() {
                 .unwrap()
                 .iter()
                 .any(|d| d == "bf16");
-            assert_eq!(bf16, gemm && var["name"] == best, "{name} {}", var["name"]);
+            // best, and the candidate on HGEMM v18 (HGEMM v18, GEMM+bias+GELU v11)
+            let v18 = (name == "hgemm" && var["name"] == "v18")
+                || (name == "gemm_bias_gelu" && var["name"] == "v11");
+            assert_eq!(
+                bf16,
+                gemm && (var["name"] == best || v18),
+                "{name} {}",
+                var["name"]
+            );
         }
     }
     let text = run(&["list"]).stdout;

@@ -24,5 +24,11 @@ int bias_gelu_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int 
 // kernel runs (GEMM+bias+residual v11), else the paths of gemm/bf16_paths.cuh.
 int bias_residual_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, const bf16 *R, bf16 *C,
                        int M, int N, int K, cudaStream_t s);
+// HGEMM v18's and GEMM+bias+GELU v11's forms: as hgemm_bf16 and bias_gelu_bf16, on v18's
+// widths (the 128x256 tile staged half a tile at a time).
+int hgemm_bf16_halves(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                      cudaStream_t s);
+int bias_gelu_bf16_halves(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M, int N,
+                          int K, int gelu_kind, cudaStream_t s);
 
 }  // namespace rlg

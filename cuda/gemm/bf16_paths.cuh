@@ -2,7 +2,8 @@
 // bf16 (__nv_bfloat16), fp32 accumulation, one rounding to bf16 at the store. Not a step of the
 // ladder but the bf16 form of its best: HGEMM v14, GEMM+bias+GELU v7 and GEMM+bias+residual
 // v11 launch this (rl_*_bf16, through gemm_bf16.cu; v11 its staged kernel first where it suits
-// the shape); no other variant has a bf16 form (the tables' bf16 column).
+// the shape), and so do the candidates for best on HGEMM v18 (HGEMM v18, GEMM+bias+GELU v11) at
+// v18's widths; no other variant has a bf16 form (the tables' bf16 column).
 //
 // What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the same table):
 //   from 65 rows where a tile width keeps half of the tensor cores' time on C, 16-byte path,
@@ -36,8 +37,9 @@ int try_wgmma_tile_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int
   return launch_wgmma(A, B, C, M, N, K, epi, stream, launched);
 }
 
-// The bf16 paths above, in order, with the family's functor (its bf16 form).
-template <class Epi>
+// The bf16 paths above, in order, with the family's functor (its bf16 form); W: the widths of
+// the step whose bf16 form it is (v14's WsWidths<true>, v18's halves).
+template <class W, class Epi>
 int launch_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, const Epi &epi,
                 cudaStream_t stream) {
   const auto others = [&] {
@@ -53,7 +55,7 @@ int launch_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, cons
   };
   return path_or(
       [&](bool *done) {
-        return try_ws_widths<WsWidths<true>>(A, B, C, M, N, K, epi, stream, done);
+        return try_ws_widths<W>(A, B, C, M, N, K, epi, stream, done);
       },
       others);
 }

@@ -10,15 +10,17 @@
 namespace rlg {
 
 int hgemm_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, cudaStream_t s) {
-  return launch_bf16(A, B, C, M, N, K, EpiIdentity{}, s);
+  return launch_bf16<WsWidths<true>>(A, B, C, M, N, K, EpiIdentity{}, s);
 }
 
 // PARK_IN_PARTS (true, as GEMM+bias+GELU v5's functor) matters only to the WMMA tiles' parked
 // epilogue, which no bf16 path runs.
 int bias_gelu_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M, int N, int K,
                    int gelu_kind, cudaStream_t s) {
-  if (gelu_kind == 0) return launch_bf16(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
-  return launch_bf16(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
+  using W = WsWidths<true>;
+  if (gelu_kind == 0)
+    return launch_bf16<W>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
+  return launch_bf16<W>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
 }
 
 int bias_residual_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, const bf16 *R, bf16 *C,
@@ -29,7 +31,24 @@ int bias_residual_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, const bf1
       [&](bool *done) {
         return try_ws_widths<WsWidths<true>>(A, B, C, M, N, K, staged, s, done);
       },
-      [&] { return launch_bf16(A, B, C, M, N, K, epi, s); });
+      [&] { return launch_bf16<WsWidths<true>>(A, B, C, M, N, K, epi, s); });
+}
+
+// HGEMM v18's and GEMM+bias+GELU v11's forms: the same paths with v18's widths (the 128x256
+// tile staged in halves, a fourth stage). Defined after v14's so that their kernels come later
+// in the module and v14's keep their SASS (bf16_launchers.cuh says why the order matters).
+using WsHalves = WsWidths<true, false, true>;
+
+int hgemm_bf16_halves(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                      cudaStream_t s) {
+  return launch_bf16<WsHalves>(A, B, C, M, N, K, EpiIdentity{}, s);
+}
+
+int bias_gelu_bf16_halves(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M, int N,
+                          int K, int gelu_kind, cudaStream_t s) {
+  if (gelu_kind == 0)
+    return launch_bf16<WsHalves>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
+  return launch_bf16<WsHalves>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
 }
 
 }  // namespace rlg

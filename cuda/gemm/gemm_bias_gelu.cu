@@ -6,11 +6,11 @@
 // "best" is v7: HGEMM v14's kernels, every M path of them with bias and GELU applied before
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
 // shape, stored by TMA, where it suits the shape, else v4's (the lean loop in its fused form).
-// v7 alone has a bf16 form
-// (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
+// v7 and v11 (v7 on HGEMM v18, the candidate for best) have bf16 forms (rl_gemm_bias_gelu_bf16,
+// gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_10_pingpong.cuh"
+#include "gemm/gemm_bias_gelu_11_halves_whole_tiles.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -28,7 +28,7 @@ struct Variant {
   int plain_twin;  // the HGEMM variant whose kernels it runs
   Launch tanh;     // gelu_kind 0
   Launch erf;      // gelu_kind 1
-  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: only v7's
+  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: v7's, v11's
 };
 
 constexpr Variant kVariants[] = {
@@ -71,6 +71,11 @@ constexpr Variant kVariants[] = {
      "v9 on HGEMM v17: a tile per consumer warpgroup, one's bias + GELU and store under the "
      "other's wgmmas (S37: fused / plain 1.017 at 4096³, but v17 is 16-20% slower than v14)",
      17, rlg::launch_bias_gelu_pingpong<0>, rlg::launch_bias_gelu_pingpong<1>, nullptr},
+    {11, "halves_whole_tiles",
+     "v10 on HGEMM v18: v7's cooperative tile at v14's widths, the 128x256 tile's functor and "
+     "store in halves for a fourth stage, whole tiles (not yet run on a GPU)",
+     18, rlg::launch_bias_gelu_halves_whole_tiles<0>,
+     rlg::launch_bias_gelu_halves_whole_tiles<1>, rlg::bias_gelu_bf16_halves},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -2,8 +2,8 @@
 // ladder (cuda/gemm/hgemm_NN_<name>.cuh, whose header says what the step changes and what it
 // measured) with the identity epilogue; each step builds on the one before it.
 //
-// bf16 (rl_hgemm_bf16): v14 alone has a bf16 form (gemm_bf16.cu: the paths of
-// gemm/bf16_paths.cuh).
+// bf16 (rl_hgemm_bf16): v14 and v18 (the candidate for best) have bf16 forms (gemm_bf16.cu: the
+// paths of gemm/bf16_paths.cuh at each one's widths).
 //
 // "best" is v14. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
 // same table for `roofline list`):
@@ -45,8 +45,8 @@ struct Variant {
   const char *name;
   const char *summary;
   int (*launch)(const half *, const half *, half *, int, int, int, cudaStream_t);
-  // The variant's bf16 form (rl_hgemm_bf16), or null: v14 alone has one
-  // (gemm_bf16.cu, compiled apart so that this file's fp16 kernels stay as they were).
+  // The variant's bf16 form (rl_hgemm_bf16), or null: v14's and v18's (gemm_bf16.cu, compiled
+  // apart so that this file's fp16 kernels stay as they were).
   int (*bf16)(const bf16 *, const bf16 *, bf16 *, int, int, int, cudaStream_t);
 };
 
@@ -112,7 +112,8 @@ constexpr Variant kVariants[] = {
     {18, "halves_whole_tiles",
      "v16's tile stored in halves (a fourth stage) on v14's schedule: v14's widths, whole "
      "tiles, no Stream-K cut (S38a: +2-3.4% over v14 where the 128x256 tile runs)",
-     plain<rlg::launch_ws_halves_whole_tiles<rlg::kLoopLean, EpiIdentity>>, nullptr},
+     plain<rlg::launch_ws_halves_whole_tiles<rlg::kLoopLean, EpiIdentity>>,
+     rlg::hgemm_bf16_halves},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

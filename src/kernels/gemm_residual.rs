@@ -346,8 +346,9 @@ pub const FAMILY: Family = Family {
     dispatch: &[
         Dispatch {
             shapes: "where hgemm v14 runs its warp-specialized kernel (a width per shape)",
-            runs: "HGEMM v14's kernel with the bias + residual functor in the consumers' \
-                   registers, the tile stored by TMA",
+            runs: "HGEMM v14's kernel, R copied into the tile's staging under the second half \
+                   of its main loop (v11), bias + residual in the consumers' registers, the \
+                   tile stored by TMA",
             why: "one epilogue functor, no new kernel",
         },
         Dispatch {
@@ -368,9 +369,10 @@ pub const FAMILY: Family = Family {
             why: "as GEMM+bias+GELU v4; ptxas: 254 registers, no spill",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16, v7 only)",
-            runs: "hgemm's bf16 paths (v14's kernel, else v12's, else v9's tile at any M, else \
-                   v1's) with the functor in bf16, bias and R in bf16",
+            shapes: "bf16 (--dtype bf16, v11 only)",
+            runs: "v11's staged kernel where v14's widths suit the shape, else hgemm's bf16 \
+                   paths (v12's kernel, else v9's tile at any M, else v1's), the functor, bias \
+                   and R in bf16",
             why: "the fp16 kernels' bf16 forms (figures: docs/perf-log.md)",
         },
     ],
