@@ -204,6 +204,11 @@ RUNS=(
   # fused v11 (v7 on v18): the functor and store in halves (M, N, K off the tile; erf, K = 72)
   "bench gemm_bias_gelu --impl fused --variant 11 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 11 --m 2056 --n 4096 --k 72"
+  # HGEMM v19: 128x64 pairs along N, A multicast (odd tile rows and columns, a CTA right of N,
+  # K tail; K = 8; M < 128 with two tiles per cluster)
+  "bench hgemm --impl ours --variant 19 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 19 --m 136 --n 4096 --k 8"
+  "bench hgemm --impl ours --variant 19 --m 100 --n 16384 --k 200"
   # v18 and fused v11 in bf16: the halves in bf16 (every dimension off the tile; K tail)
   "bench hgemm --impl ours --variant 18 --dtype bf16 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 11 --dtype bf16 --m 2056 --n 4096 --k 72"

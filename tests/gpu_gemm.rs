@@ -102,6 +102,19 @@ const WS13_SHAPES: &[(u64, u64, u64)] = &[
     (333, 7000, 8),
 ];
 
+/// v19's 128x64 pairs along N (A shared by multicast; shapes no width of v18 suits, 65..512
+/// rows, on a 132-SM H200): an odd number of tile rows and of column tiles (the last pair's
+/// second CTA wholly right of N) with a K tail (300x2056x520); K = 8, less than one k-tile, and
+/// a second tile row of 8 (136x4096x8); fewer than 128 rows (the second half of A's box partly
+/// past M), two tiles for most clusters, a K tail (100x16384x200); the LLM shape 256x4096²
+/// (64 k-tiles: the 8-stage ring wraps 8 times a tile).
+const V19_SHAPES: &[(u64, u64, u64)] = &[
+    (300, 2056, 520),
+    (136, 4096, 8),
+    (100, 16384, 200),
+    (256, 4096, 4096),
+];
+
 /// v15's cut tiles (Stream-K; its cost model's choice on 66 clusters): 128x128 tiles cut into
 /// 2-3 units each (256x4096x1024), ~5 units of ~4 k-tiles with M, N and K off the tile
 /// (200x2040x1000), an odd number of tile rows (a CTA wholly below M: its sums are zeros that
@@ -140,7 +153,8 @@ fn every_hgemm_variant_matches_references_at_odd_shapes() {
 }
 
 /// The shapes of the paths that open at larger sizes: the slabs, the few-row wgmma tile, the
-/// lean loop, the warp-specialized kernel and its widths (v15's cut tiles apart: SK_SHAPES).
+/// lean loop, the warp-specialized kernel, its widths and v19's pairs (v15's cut tiles apart:
+/// SK_SHAPES).
 fn larger_path_shapes() -> impl Iterator<Item = &'static (u64, u64, u64)> {
     SLAB_SHAPES
         .iter()
@@ -148,6 +162,7 @@ fn larger_path_shapes() -> impl Iterator<Item = &'static (u64, u64, u64)> {
         .chain(LEAN_SHAPES)
         .chain(WS_SHAPES)
         .chain(WS13_SHAPES)
+        .chain(V19_SHAPES)
 }
 
 /// Every M path an epilogue takes: the first 13 odd shapes (tiles, split-K, the mid-M wgmma

@@ -87,6 +87,14 @@ int rl_bias_gelu(const void *X, const void *bias, void *Y, int M, int N, int gel
  * tile without its owner). */
 int rl_gemm_stream_k_units_check(int total, int clusters, int k_tiles, int sk_tiles);
 
+/* The warp-specialized kernel's tile order (WsSchedule) walked on the host for an M x N output
+ * (cuda/gemm/hgemm_19_a_multicast.cuh, for its CPU tests): along_n 1, HGEMM v19's 128x64 pairs
+ * side by side along N; 0, v18's 128x256 pairs stacked along M. 0 when every tile of C is taken
+ * once and each pair shares its operand; 1 bad arguments, 2 a misaligned tile, 3 a tile past
+ * its cluster tile's overhang, 4 a pair not sharing its operand, 5 a tile of C taken 0 or 2+
+ * times. */
+int rl_gemm_ws_schedule_check(int M, int N, int along_n);
+
 /* HGEMM v17's ring under its pingpong schedule, simulated on the host (cuda/gemm/ws_pingpong.cuh,
  * for its CPU tests): a producer, the TMA unit and two consumer warpgroups taking `tiles` tiles
  * of `k_tiles` k-tiles in turn through `stages` stages, interleaved at random from `seed`;

@@ -23,7 +23,7 @@
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
 #include "gemm/hgemm_17_pingpong.cuh"
-#include "gemm/hgemm_18_halves_whole_tiles.cuh"
+#include "gemm/hgemm_19_a_multicast.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -114,6 +114,10 @@ constexpr Variant kVariants[] = {
      "tiles, no Stream-K cut (S38a: +2-3.4% over v14 where the 128x256 tile runs)",
      plain<rlg::launch_ws_halves_whole_tiles<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_halves},
+    {19, "a_multicast",
+     "v18, with the 65..512-row shapes no width of v18 suits on a 128x64 tile of its kernel, "
+     "the cluster pair along N sharing A by multicast, 8 stages (not yet run on a GPU)",
+     plain<rlg::launch_ws_a_multicast<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
@@ -145,6 +149,11 @@ extern "C" int rl_hgemm_variant_count(void) { return rl_table::count(kVariants);
 
 extern "C" int rl_gemm_stream_k_units_check(int total, int clusters, int k_tiles, int sk_tiles) {
   return rlg::ws_sk_units_check(total, clusters, k_tiles, sk_tiles);
+}
+
+extern "C" int rl_gemm_ws_schedule_check(int M, int N, int along_n) {
+  return along_n != 0 ? rlg::ws_schedule_check<rlg::WsMidM>(M, N)
+                      : rlg::ws_schedule_check<rlg::WsWidths<true, false, true>::N256>(M, N);
 }
 
 extern "C" int rl_gemm_pingpong_ring_check(int stages, int tiles, int k_tiles, unsigned seed,

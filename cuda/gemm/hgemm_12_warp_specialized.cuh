@@ -80,6 +80,9 @@ struct WsCfg {
   static constexpr int kCluster = CLUSTER_, kGroupM = GROUP_M_;
   static constexpr bool kTmaStore = TMA_STORE_, kStreamK = STREAM_K_;
   static constexpr bool kStageHalves = STAGE_HALVES_, kPingpong = PINGPONG_;
+  // The cluster's CTAs stacked along M, sharing B (v12..v18); WsCfgN's (v19) side by side
+  // along N, sharing A.
+  static constexpr bool kClusterN = false;
   static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
   // The consumer warps that read a stage, each releasing it on its own: both warpgroups' (a
   // tile's halves), or v17's one (the stage belongs to its tile alone).
@@ -115,28 +118,47 @@ struct WsCfg {
   static_assert(kSmem + 16 * kStages <= 227 * 1024, "one CTA's shared memory, barriers included");
 };
 
+// HGEMM v19's configuration (hgemm_19_a_multicast.cuh): 128 x BN tiles with v14's store, the
+// cluster pair side by side along N: the two CTAs compute the same 128 rows, each loads one
+// 64-row half of A's box and multicasts it into both, and loads its own B boxes alone.
+template <int BN_, int STAGES_, int GROUP_M_>
+struct WsCfgN : WsCfg<128, BN_, STAGES_, 2, GROUP_M_, true> {
+  static constexpr bool kClusterN = true;
+};
+
 // The configuration v12 runs: 128x256 tiles, 4 stages (4 x 48 KB + 32 KB parking + 1 KB =
 // 225 KB of the 227 KB a CTA may have), a cluster of 2 along M, 8 cluster rows per group.
 using WsTile = WsCfg<128, 256, 4, 2, 8>;
 
 // The order of the output tiles, the same in the producer and the consumers. A cluster tile is
-// CLUSTER x BM rows by BN columns (its CTAs' tiles stacked along M); cluster c takes cluster
-// tiles c, c + clusters, ... In groups of GROUP_M cluster rows, column-major inside a group:
-// the clusters running at once cover about GROUP_M strips of A and clusters / GROUP_M of B.
+// CLUSTER x BM rows by BN columns (its CTAs' tiles stacked along M), or with kClusterN (v19)
+// BM rows by CLUSTER x BN columns (side by side along N); cluster c takes cluster tiles c,
+// c + clusters, ... In groups of GROUP_M cluster rows, column-major inside a group: the
+// clusters running at once cover about GROUP_M strips of A and clusters / GROUP_M of B.
 template <class Cfg>
 struct WsSchedule {
-  int m_ctiles, n_tiles, total;  // the host has checked that total fits an int
+  static constexpr int kAlongM = Cfg::kClusterN ? 1 : Cfg::kCluster;  // CTAs of a cluster tile
+  static constexpr int kAlongN = Cfg::kClusterN ? Cfg::kCluster : 1;
+  int m_ctiles, n_tiles, total;  // cluster tiles; the host has checked that total fits an int
   __host__ __device__ WsSchedule(int M, int N)
-      : m_ctiles(static_cast<int>(rl_ceil_div(rl_ceil_div(M, Cfg::BM), Cfg::kCluster))),
-        n_tiles(static_cast<int>(rl_ceil_div(N, Cfg::BN))), total(m_ctiles * n_tiles) {}
-  // Tile t's first row for the CTA of cluster rank `rank`, and its first column.
-  __device__ __forceinline__ void at(int t, int rank, int &m0, int &n0) const {
+      : m_ctiles(static_cast<int>(rl_ceil_div(rl_ceil_div(M, Cfg::BM), kAlongM))),
+        n_tiles(static_cast<int>(Cfg::kClusterN ? rl_ceil_div(rl_ceil_div(N, Cfg::BN), kAlongN)
+                                                : rl_ceil_div(N, Cfg::BN))),
+        total(m_ctiles * n_tiles) {}
+  // Tile t's first row and first column for the CTA of cluster rank `rank` (host code walks it
+  // too: hgemm_19_a_multicast.cuh's ws_schedule_check).
+  __host__ __device__ __forceinline__ void at(int t, int rank, int &m0, int &n0) const {
     const int per_group = Cfg::kGroupM * n_tiles;
     const int g = t / per_group, first = g * Cfg::kGroupM;
     const int rows = min(m_ctiles - first, Cfg::kGroupM);  // the last group may be shorter
     const int in = t - g * per_group;
-    m0 = ((first + in % rows) * Cfg::kCluster + rank) * Cfg::BM;
-    n0 = (in / rows) * Cfg::BN;
+    if constexpr (Cfg::kClusterN) {
+      m0 = (first + in % rows) * Cfg::BM;
+      n0 = ((in / rows) * kAlongN + rank) * Cfg::BN;
+    } else {
+      m0 = ((first + in % rows) * Cfg::kCluster + rank) * Cfg::BM;
+      n0 = (in / rows) * Cfg::BN;
+    }
   }
 };
 
@@ -256,7 +278,8 @@ __device__ __forceinline__ void ws_epilogue(float (&d)[Cfg::kMBlocks][Cfg::kAcc]
 // The persistent warp-specialized kernel; grid: CLUSTER x (clusters resident at once, at most
 // the cluster tiles). The ring's invariants, per stage s and its k-th use (round k):
 //   full[s]  (count 1): this CTA's producer arrives with expect_tx(kStageBytes); the bytes are
-//            its own A box, its own B boxes and the peer's multicast B boxes. The peer's bytes
+//            its own A box, its own B boxes and the peer's multicast B boxes (v19: its own B
+//            boxes, its own half of A's box and the peer's multicast half). The peer's bytes
 //            may land before the local expect_tx; the phase cannot complete before that
 //            arrival (its pending count is 1), and cannot take bytes of round k + 1 early: the
 //            peer reloads stage s only after this CTA's consumers released round k, which they
@@ -327,18 +350,29 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           if (!first_round) mbar_wait(&empty[s], phase ^ 1);
           unsigned char *st = ring + s * Cfg::kStageBytes;
           mbar_expect_tx(&full[s], Cfg::kStageBytes);
-          tma_load_2d(st, &amap, kt * Cfg::BK, m0, &full[s]);
+          if constexpr (Cfg::kClusterN) {
+            // v19: A's 128 rows as two boxes of 64, rank r's half multicast into both CTAs
+            // (the tile's rows are the pair's); B's boxes this CTA's own.
+            ws_load_multicast(st + rank * (Cfg::kABytes / 2), &amap, kt * Cfg::BK,
+                              m0 + rank * (Cfg::BM / 2), &full[s], 0x3);
 #pragma unroll
-          for (int box = 0; box < Cfg::kBoxes; ++box) {
-            // Rank r loads boxes [r * boxes / CL, (r + 1) * boxes / CL): halves of an even
-            // count, 2 + 1 of v13's three, CTA 0 alone the one box of a 64-column tile.
-            if (box * CL / Cfg::kBoxes != rank) continue;
-            unsigned char *dst = st + Cfg::kABytes + box * Cfg::kBoxBytes;
-            if constexpr (CL > 1)
-              ws_load_multicast(dst, &bmap, n0 + 64 * box, kt * Cfg::BK, &full[s],
-                                static_cast<unsigned short>((1 << CL) - 1));
-            else
-              tma_load_2d(dst, &bmap, n0 + 64 * box, kt * Cfg::BK, &full[s]);
+            for (int box = 0; box < Cfg::kBoxes; ++box)
+              tma_load_2d(st + Cfg::kABytes + box * Cfg::kBoxBytes, &bmap, n0 + 64 * box,
+                          kt * Cfg::BK, &full[s]);
+          } else {
+            tma_load_2d(st, &amap, kt * Cfg::BK, m0, &full[s]);
+#pragma unroll
+            for (int box = 0; box < Cfg::kBoxes; ++box) {
+              // Rank r loads boxes [r * boxes / CL, (r + 1) * boxes / CL): halves of an even
+              // count, 2 + 1 of v13's three, CTA 0 alone the one box of a 64-column tile.
+              if (box * CL / Cfg::kBoxes != rank) continue;
+              unsigned char *dst = st + Cfg::kABytes + box * Cfg::kBoxBytes;
+              if constexpr (CL > 1)
+                ws_load_multicast(dst, &bmap, n0 + 64 * box, kt * Cfg::BK, &full[s],
+                                  static_cast<unsigned short>((1 << CL) - 1));
+              else
+                tma_load_2d(dst, &bmap, n0 + 64 * box, kt * Cfg::BK, &full[s]);
+            }
           }
           if (++s == S) {
             s = 0;
@@ -481,7 +515,9 @@ int launch_ws(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
   const int resident = ws_resident_clusters<Cfg, Epi, T>();
   if (resident <= 0) return 0;
   CUtensorMap am, bm, cm;
-  if (!rl_tma::tensor_map(&am, A, M, K, Cfg::BK, Cfg::BM, Elem<T>::kTma) ||
+  // A's box: the tile's rows, or (v19) half of them, each CTA of the pair loading one.
+  constexpr int kABoxRows = Cfg::kClusterN ? Cfg::BM / Cfg::kCluster : Cfg::BM;
+  if (!rl_tma::tensor_map(&am, A, M, K, Cfg::BK, kABoxRows, Elem<T>::kTma) ||
       !rl_tma::tensor_map(&bm, B, K, N, 64, Cfg::BK, Elem<T>::kTma))
     return 0;
   // v14's store map: C in boxes of 64 x 64 (v12's kernel takes A's map there and never reads it).

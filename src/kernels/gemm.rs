@@ -548,6 +548,26 @@ mod tests {
         }
     }
 
+    /// The warp-specialized kernel's tile order (WsSchedule), walked on the host by the
+    /// kernel's own code: every tile of C taken once and each cluster pair sharing its
+    /// operand, for HGEMM v19's pairs along N (sharing A) and v18's 128x256 pairs along M
+    /// (sharing B), at tile multiples and off them, odd tile counts (a CTA past C), one tile,
+    /// and short last raster groups.
+    #[test]
+    fn ws_schedule_takes_every_tile_once_and_pairs_share_their_operand() {
+        for along_n in [1, 0] {
+            for m in [1, 65, 128, 129, 200, 256, 300, 512, 1000, 1100, 2056, 4096] {
+                for n in [8, 64, 128, 136, 200, 2056, 4096, 4104, 11008, 14336] {
+                    // SAFETY: plain integers in, an integer out; host code only.
+                    let r = unsafe { ffi::rl_gemm_ws_schedule_check(m, n, along_n) };
+                    assert_eq!(r, 0, "{m}x{n}, along N: {along_n}");
+                }
+            }
+        }
+        // SAFETY: as above.
+        assert_eq!(unsafe { ffi::rl_gemm_ws_schedule_check(0, 8, 1) }, 1);
+    }
+
     /// HGEMM v17's ring under its pingpong schedule (cuda/gemm/ws_pingpong.cuh), simulated on
     /// the host with the kernel's own bookkeeping: with the warpgroups' hand-off every consumer
     /// reads the k-tile it wants and no agent is stuck, at v17's 4 stages and others, k-tiles
