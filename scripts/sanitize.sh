@@ -209,6 +209,12 @@ RUNS=(
   "bench hgemm --impl ours --variant 19 --m 300 --n 2056 --k 520"
   "bench hgemm --impl ours --variant 19 --m 136 --n 4096 --k 8"
   "bench hgemm --impl ours --variant 19 --m 100 --n 16384 --k 200"
+  # fused v12 (v11 on v19): the functor on the pairs' tiles, a column past N (bias unread), erf;
+  # v19 and fused v12 in bf16
+  "bench gemm_bias_gelu --impl fused --variant 12 --m 300 --n 2056 --k 520"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 12 --m 100 --n 16384 --k 200"
+  "bench hgemm --impl ours --variant 19 --dtype bf16 --m 300 --n 2056 --k 520"
+  "bench gemm_bias_gelu --impl fused --variant 12 --dtype bf16 --m 136 --n 4096 --k 8"
   # v18 and fused v11 in bf16: the halves in bf16 (every dimension off the tile; K tail)
   "bench hgemm --impl ours --variant 18 --dtype bf16 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 11 --dtype bf16 --m 2056 --n 4096 --k 72"

@@ -191,15 +191,15 @@ mod tests {
         }
     }
 
-    /// bf16: the GEMM families check their bf16 variants (HGEMM v14 and v18, GEMM+bias+GELU v7
-    /// and v11, GEMM+bias+residual v11) at every fixed shape and at random ones, every case in
+    /// bf16: the GEMM families check their bf16 variants (HGEMM v14, v18 and v19, GEMM+bias+GELU
+    /// v7, v11 and v12, GEMM+bias+residual v11) at every fixed shape and at random ones, every case in
     /// bf16 (its records' and messages' dtype); the others have no bf16 case.
     #[test]
     fn bf16_cases_run_the_variants_with_a_bf16_form_in_bf16() {
         use crate::kernels::{gemm, gemm_gelu, gemm_residual};
         let forms: [(&str, Vec<u32>); 3] = [
-            ("hgemm", vec![gemm::BEST, 18]),
-            ("gemm_bias_gelu", vec![gemm_gelu::BEST, 11]),
+            ("hgemm", vec![gemm::BEST, 18, 19]),
+            ("gemm_bias_gelu", vec![gemm_gelu::BEST, 11, 12]),
             ("gemm_residual", vec![gemm_residual::BEST]),
         ];
         for &fam in registry::ALL {

@@ -483,8 +483,8 @@ fn list_json_names_every_family_and_bench_and_check_take_each() {
     assert!(text.stdout.contains("best = v"), "{}", text.stdout);
 }
 
-/// `list` says which variants take `--dtype bf16`: the GEMM families' best and the candidates on
-/// HGEMM v18, marked in the text and in the JSON (each variant's and family's `dtypes`); the rest fp16.
+/// `list` says which variants take `--dtype bf16`: the GEMM families' best and the candidates
+/// (HGEMM v18 and v19, GEMM+bias+GELU v11 and v12), marked in the text and in the JSON (each variant's and family's `dtypes`); the rest fp16.
 #[test]
 fn list_says_which_variants_take_bf16() {
     let r = run(&["list", "--json"]);
@@ -514,12 +514,13 @@ fn list_says_which_variants_take_bf16() {
                 .unwrap()
                 .iter()
                 .any(|d| d == "bf16");
-            // best, and the candidate on HGEMM v18 (HGEMM v18, GEMM+bias+GELU v11)
-            let v18 = (name == "hgemm" && var["name"] == "v18")
-                || (name == "gemm_bias_gelu" && var["name"] == "v11");
+            // best, and the candidates (HGEMM v18 and v19, GEMM+bias+GELU v11 and v12)
+            let v = var["name"].as_str().unwrap();
+            let candidate = (name == "hgemm" && ["v18", "v19"].contains(&v))
+                || (name == "gemm_bias_gelu" && ["v11", "v12"].contains(&v));
             assert_eq!(
                 bf16,
-                gemm && (var["name"] == best || v18),
+                gemm && (v == best || candidate),
                 "{name} {}",
                 var["name"]
             );

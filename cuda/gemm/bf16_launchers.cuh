@@ -1,6 +1,7 @@
 // The GEMM family's bf16 launchers (defined in gemm_bf16.cu), which the variant tables of
 // hgemm.cu, gemm_bias_gelu.cu and gemm_residual.cu name in their bf16 column: the bf16 form of
-// each family's best step (HGEMM v14, GEMM+bias+GELU v7, GEMM+bias+residual v11), the paths of
+// each family's best step (HGEMM v14, GEMM+bias+GELU v7, GEMM+bias+residual v11) and of the
+// candidates for best (HGEMM v18 and v19, GEMM+bias+GELU v11 and v12), the paths of
 // gemm/bf16_paths.cuh with the family's functor in bf16. They live in an object of their own so
 // that the fp16 tables' objects hold exactly the kernels they held before bf16: in one module
 // with the bf16 instantiations, which come first, the module's extern shared arrays were declared
@@ -30,5 +31,11 @@ int hgemm_bf16_halves(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K
                       cudaStream_t s);
 int bias_gelu_bf16_halves(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M, int N,
                           int K, int gelu_kind, cudaStream_t s);
+// HGEMM v19's and GEMM+bias+GELU v12's forms: v18's, with v19's 128x64 pairs along N (A shared
+// by multicast) where no width suits the shape.
+int hgemm_bf16_a_multicast(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                           cudaStream_t s);
+int bias_gelu_bf16_a_multicast(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                               int N, int K, int gelu_kind, cudaStream_t s);
 
 }  // namespace rlg

@@ -2,8 +2,9 @@
 // bf16 (__nv_bfloat16), fp32 accumulation, one rounding to bf16 at the store. Not a step of the
 // ladder but the bf16 form of its best: HGEMM v14, GEMM+bias+GELU v7 and GEMM+bias+residual
 // v11 launch this (rl_*_bf16, through gemm_bf16.cu; v11 its staged kernel first where it suits
-// the shape), and so do the candidates for best on HGEMM v18 (HGEMM v18, GEMM+bias+GELU v11) at
-// v18's widths; no other variant has a bf16 form (the tables' bf16 column).
+// the shape), and so do the candidates for best (HGEMM v18 and v19, GEMM+bias+GELU v11 and v12)
+// at v18's widths, v19's with its 128x64 pairs along N first where no width suits the shape;
+// no other variant has a bf16 form (the tables' bf16 column).
 //
 // What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the same table):
 //   from 65 rows where a tile width keeps half of the tensor cores' time on C, 16-byte path,
@@ -23,7 +24,7 @@
 // as fp16, whose tensor-core rate is the same in bf16 (dense 989 TFLOP/s for both on the H200's
 // datasheet); the small-M shapes run one wgmma tile where fp16 has a path per M.
 #pragma once
-#include "gemm/hgemm_14_tma_store.cuh"
+#include "gemm/hgemm_19_a_multicast.cuh"
 
 namespace rlg {
 
@@ -38,8 +39,9 @@ int try_wgmma_tile_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int
 }
 
 // The bf16 paths above, in order, with the family's functor (its bf16 form); W: the widths of
-// the step whose bf16 form it is (v14's WsWidths<true>, v18's halves).
-template <class W, class Epi>
+// the step whose bf16 form it is (v14's WsWidths<true>, v18's halves); A_MULTICAST: v19's
+// 128x64 pairs along N where no width suits the shape (65..512 rows), before v12's kernel.
+template <class W, bool A_MULTICAST, class Epi>
 int launch_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, const Epi &epi,
                 cudaStream_t stream) {
   const auto others = [&] {
@@ -53,11 +55,19 @@ int launch_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, cons
               [&] { return launch_naive(A, B, C, M, N, K, epi, stream); });
         });
   };
+  const auto after_widths = [&] {
+    if constexpr (A_MULTICAST)
+      return path_or(
+          [&](bool *done) { return try_ws_a_multicast(A, B, C, M, N, K, epi, stream, done); },
+          others);
+    else
+      return others();
+  };
   return path_or(
       [&](bool *done) {
         return try_ws_widths<W>(A, B, C, M, N, K, epi, stream, done);
       },
-      others);
+      after_widths);
 }
 
 }  // namespace rlg

@@ -10,7 +10,7 @@
 namespace rlg {
 
 int hgemm_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, cudaStream_t s) {
-  return launch_bf16<WsWidths<true>>(A, B, C, M, N, K, EpiIdentity{}, s);
+  return launch_bf16<WsWidths<true>, false>(A, B, C, M, N, K, EpiIdentity{}, s);
 }
 
 // PARK_IN_PARTS (true, as GEMM+bias+GELU v5's functor) matters only to the WMMA tiles' parked
@@ -19,8 +19,8 @@ int bias_gelu_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int 
                    int gelu_kind, cudaStream_t s) {
   using W = WsWidths<true>;
   if (gelu_kind == 0)
-    return launch_bf16<W>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
-  return launch_bf16<W>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
+    return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
+  return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
 }
 
 int bias_residual_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, const bf16 *R, bf16 *C,
@@ -31,7 +31,7 @@ int bias_residual_bf16(const bf16 *A, const bf16 *B, const bf16 *bias, const bf1
       [&](bool *done) {
         return try_ws_widths<WsWidths<true>>(A, B, C, M, N, K, staged, s, done);
       },
-      [&] { return launch_bf16<WsWidths<true>>(A, B, C, M, N, K, epi, s); });
+      [&] { return launch_bf16<WsWidths<true>, false>(A, B, C, M, N, K, epi, s); });
 }
 
 // HGEMM v18's and GEMM+bias+GELU v11's forms: the same paths with v18's widths (the 128x256
@@ -41,14 +41,28 @@ using WsHalves = WsWidths<true, false, true>;
 
 int hgemm_bf16_halves(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
                       cudaStream_t s) {
-  return launch_bf16<WsHalves>(A, B, C, M, N, K, EpiIdentity{}, s);
+  return launch_bf16<WsHalves, false>(A, B, C, M, N, K, EpiIdentity{}, s);
 }
 
 int bias_gelu_bf16_halves(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M, int N,
                           int K, int gelu_kind, cudaStream_t s) {
   if (gelu_kind == 0)
-    return launch_bf16<WsHalves>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
-  return launch_bf16<WsHalves>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
+    return launch_bf16<WsHalves, false>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
+  return launch_bf16<WsHalves, false>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
+}
+
+// HGEMM v19's and GEMM+bias+GELU v12's forms: v18's, with v19's 128x64 pairs along N where no
+// width suits the shape; last, for the same reason as v18's.
+int hgemm_bf16_a_multicast(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                           cudaStream_t s) {
+  return launch_bf16<WsHalves, true>(A, B, C, M, N, K, EpiIdentity{}, s);
+}
+
+int bias_gelu_bf16_a_multicast(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                               int N, int K, int gelu_kind, cudaStream_t s) {
+  if (gelu_kind == 0)
+    return launch_bf16<WsHalves, true>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
+  return launch_bf16<WsHalves, true>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
 }
 
 }  // namespace rlg

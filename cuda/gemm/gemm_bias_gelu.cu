@@ -6,11 +6,11 @@
 // "best" is v7: HGEMM v14's kernels, every M path of them with bias and GELU applied before
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
 // shape, stored by TMA, where it suits the shape, else v4's (the lean loop in its fused form).
-// v7 and v11 (v7 on HGEMM v18, the candidate for best) have bf16 forms (rl_gemm_bias_gelu_bf16,
-// gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
+// v7, v11 and v12 (on HGEMM v18 and v19, the candidates for best) have bf16 forms
+// (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_11_halves_whole_tiles.cuh"
+#include "gemm/gemm_bias_gelu_12_a_multicast.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -28,7 +28,7 @@ struct Variant {
   int plain_twin;  // the HGEMM variant whose kernels it runs
   Launch tanh;     // gelu_kind 0
   Launch erf;      // gelu_kind 1
-  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: v7's, v11's
+  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: v7, v11, v12
 };
 
 constexpr Variant kVariants[] = {
@@ -76,6 +76,11 @@ constexpr Variant kVariants[] = {
      "store in halves for a fourth stage, whole tiles (not yet run on a GPU)",
      18, rlg::launch_bias_gelu_halves_whole_tiles<0>,
      rlg::launch_bias_gelu_halves_whole_tiles<1>, rlg::bias_gelu_bf16_halves},
+    {12, "a_multicast",
+     "v11 on HGEMM v19: the 65..512-row shapes no width suits on 128x64 pairs along N sharing "
+     "A, bias + GELU in registers, stored by TMA (not yet run on a GPU)",
+     19, rlg::launch_bias_gelu_a_multicast<0>, rlg::launch_bias_gelu_a_multicast<1>,
+     rlg::bias_gelu_bf16_a_multicast},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

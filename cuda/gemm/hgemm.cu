@@ -2,8 +2,8 @@
 // ladder (cuda/gemm/hgemm_NN_<name>.cuh, whose header says what the step changes and what it
 // measured) with the identity epilogue; each step builds on the one before it.
 //
-// bf16 (rl_hgemm_bf16): v14 and v18 (the candidate for best) have bf16 forms (gemm_bf16.cu: the
-// paths of gemm/bf16_paths.cuh at each one's widths).
+// bf16 (rl_hgemm_bf16): v14, v18 and v19 (the candidates for best) have bf16 forms
+// (gemm_bf16.cu: the paths of gemm/bf16_paths.cuh at each one's widths, v19's pairs).
 //
 // "best" is v14. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
 // same table for `roofline list`):
@@ -45,7 +45,7 @@ struct Variant {
   const char *name;
   const char *summary;
   int (*launch)(const half *, const half *, half *, int, int, int, cudaStream_t);
-  // The variant's bf16 form (rl_hgemm_bf16), or null: v14's and v18's (gemm_bf16.cu, compiled
+  // The variant's bf16 form (rl_hgemm_bf16), or null: v14, v18, v19 (gemm_bf16.cu, compiled
   // apart so that this file's fp16 kernels stay as they were).
   int (*bf16)(const bf16 *, const bf16 *, bf16 *, int, int, int, cudaStream_t);
 };
@@ -117,7 +117,8 @@ constexpr Variant kVariants[] = {
     {19, "a_multicast",
      "v18, with the 65..512-row shapes no width of v18 suits on a 128x64 tile of its kernel, "
      "the cluster pair along N sharing A by multicast, 8 stages (not yet run on a GPU)",
-     plain<rlg::launch_ws_a_multicast<rlg::kLoopLean, EpiIdentity>>, nullptr},
+     plain<rlg::launch_ws_a_multicast<rlg::kLoopLean, EpiIdentity>>,
+     rlg::hgemm_bf16_a_multicast},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

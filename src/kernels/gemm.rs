@@ -55,7 +55,7 @@ pub fn best_in(dtype: Dtype) -> u32 {
     with.into_iter().max().unwrap_or(b)
 }
 
-/// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: v14 and v18).
+/// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: v14, v18 and v19).
 pub fn takes_bf16(v: u32) -> bool {
     // SAFETY: takes and returns an int; 0 out of range.
     unsafe { ffi::rl_hgemm_variant_bf16(v as i32) == 1 }
@@ -397,8 +397,8 @@ pub const FAMILY: Family = Family {
             why: "the fastest WMMA tile per shape by v6's cost model",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v14, and v18 at its widths): where that kernel or \
-                     v12's runs in fp16",
+            shapes: "bf16 (--dtype bf16: v14, v18 at its widths, v19 with its pairs): where \
+                     that kernel or v12's runs in fp16",
             runs: "the same warp-specialized kernel in bf16 (wgmma .bf16, bf16 tensor maps and \
                    stores; cuda/gemm/bf16_paths.cuh)",
             why: "the same instructions but the type: the tensor cores' bf16 rate is fp16's \
@@ -478,12 +478,12 @@ mod tests {
     use crate::kernels::{gemm_gelu, gemm_residual};
     use std::ptr::{null, null_mut};
 
-    /// The C tables' bf16 column: each family's best variant has a bf16 form, and so has the
-    /// candidate for best on HGEMM v18 (HGEMM v18, GEMM+bias+GELU v11); a bf16 launch of any
-    /// other variant is refused before anything is launched (cudaErrorInvalidValue, no GPU
+    /// The C tables' bf16 column: each family's best variant has a bf16 form, and so have the
+    /// candidates for best (HGEMM v18 and v19, GEMM+bias+GELU v11 and v12); a bf16 launch of
+    /// any other variant is refused before anything is launched (cudaErrorInvalidValue, no GPU
     /// touched), as is one with bad arguments.
     #[test]
-    fn only_the_best_variants_and_v18s_have_bf16_launchers() {
+    fn only_the_best_variants_and_the_candidates_have_bf16_launchers() {
         let with = |f: fn(u32) -> bool, n: usize| (1..=n as u32 + 1).filter(|&v| f(v)).collect();
         let with: Vec<Vec<u32>> = vec![
             with(takes_bf16, variants().len()),
@@ -493,8 +493,8 @@ mod tests {
         assert_eq!(
             with,
             [
-                vec![BEST, 18],
-                vec![gemm_gelu::BEST, 11],
+                vec![BEST, 18, 19],
+                vec![gemm_gelu::BEST, 11, 12],
                 vec![gemm_residual::BEST]
             ]
         );

@@ -71,7 +71,7 @@ pub fn variants() -> Vec<(u32, String)> {
     )
 }
 
-/// Whether fused variant `v` has a bf16 form (its table's bf16 column: v7 and v11).
+/// Whether fused variant `v` has a bf16 form (its table's bf16 column: v7, v11 and v12).
 pub fn takes_bf16(v: u32) -> bool {
     // SAFETY: takes and returns an int; 0 out of range.
     unsafe { ffi::rl_gemm_bias_gelu_variant_bf16(v as i32) == 1 }
@@ -401,9 +401,9 @@ pub const FAMILY: Family = Family {
             why: "keeps the copies' source registers apart at 255 registers (VK: -2.3% at 4096^3)",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v7, and v11 at HGEMM v18's widths)",
-            runs: "hgemm's bf16 paths (v14's or v18's kernel, else v12's, else v9's tile at any \
-                   M, else v1's) with the functor in bf16, the bias in bf16",
+            shapes: "bf16 (--dtype bf16: v7, v11 and v12, as HGEMM v14, v18 and v19)",
+            runs: "hgemm's bf16 paths (v14's, v18's or v19's kernels, else v12's, else v9's tile \
+                   at any M, else v1's) with the functor in bf16, the bias in bf16",
             why: "the fp16 kernels' bf16 forms (figures: docs/perf-log.md)",
         },
     ],
