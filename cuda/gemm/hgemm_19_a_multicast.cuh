@@ -20,8 +20,9 @@
 // 256x4096x4096 and 256x4096x11008 (one wave of 64 pairs); 256x11008 and 256x14336 keep v18's
 // 128x192 and 128x256 tiles.
 //
-// Prediction (before a GPU run): 256x4096² from ~22 us (v9) to 18-19 us (0.93-0.98x cuBLAS's
-// 17.7), 256x4096x11008 likewise ~15% faster than v9; unchanged elsewhere.
+// Prediction (before a GPU run): L2's delivery at v9's rate (~8.7 TB/s: 192 MB in 22 us) over
+// 128 MB instead of 192, plus ~2 us of fill and store: 256x4096² 17-19 us (0.93-1.04x cuBLAS's
+// 17.7) from ~22, 256x4096x11008 ~15% faster than v9; unchanged elsewhere.
 // Measured: not yet run on a GPU.
 #pragma once
 #include <vector>
