@@ -33,8 +33,8 @@ pub struct BenchArgs {
     /// GELU form, for families with a GELU: tanh (approximation, as cuBLASLt) or erf
     #[arg(long)]
     pub gelu: Option<String>,
-    /// Element type: fp16, or bf16 for the GEMM families' variants with a bf16 form (hgemm v14,
-    /// gemm_bias_gelu v7, gemm_residual v11) and their libraries (cuBLAS, cuBLASLt in bf16)
+    /// Element type: fp16, or bf16 for the GEMM families' variants with a bf16 form (`roofline
+    /// list` marks them: best's and the candidates') and their libraries (cuBLAS, cuBLASLt in bf16)
     #[arg(long, default_value = "fp16")]
     pub dtype: String,
     #[command(flatten)]

@@ -43,7 +43,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "LIB.so[:SYMBOL]", conflicts_with = "kernel_file")]
     pub plugin: Option<String>,
     /// Element type: fp16 (every family) or bf16 (the GEMM families' variants with a bf16
-    /// form: hgemm v14, gemm_bias_gelu v7, gemm_residual v11; without --kernel, all of them)
+    /// form, which `roofline list` marks; without --kernel, all of them)
     #[arg(long, default_value = "fp16")]
     pub dtype: String,
 }
