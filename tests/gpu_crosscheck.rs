@@ -1,7 +1,8 @@
 //! GPU test: the tool's figures agree within 5% with measurements made outside its engine
-//! (Nsight Compute's kernel durations of the same calls; PyTorch's do_bench-style timing of
-//! the same library calls, shown beside them): scripts/crosscheck.py --quick. Needs
-//! python3, ncu and PyTorch on the GPU machine (the H200 machine has them).
+//! (Nsight Compute's kernel durations of our calls; the library calls made directly by
+//! scripts/direct_blas.py and timed do_bench-style, with ncu and PyTorch shown beside them):
+//! scripts/crosscheck.py --quick. Needs python3, ncu and PyTorch on the GPU machine (the H200
+//! machine has them).
 
 use std::path::Path;
 use std::process::Command;
