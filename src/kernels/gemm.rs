@@ -55,7 +55,11 @@ pub fn best_in(dtype: Dtype) -> u32 {
     with.into_iter().max().unwrap_or(b)
 }
 
-/// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: v14, v18 and v19).
+/// The HGEMM variants with a bf16 form (cuda/gemm/hgemm.cu's bf16 column; the tests hold the
+/// table to it): best and the candidates for it, and v14, GEMM+bias+residual v11's plain twin.
+pub const BF16_FORMS: [u32; 3] = [14, 18, 19];
+
+/// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
 pub fn takes_bf16(v: u32) -> bool {
     // SAFETY: takes and returns an int; 0 out of range.
     unsafe { ffi::rl_hgemm_variant_bf16(v as i32) == 1 }
@@ -493,11 +497,12 @@ mod tests {
         assert_eq!(
             with,
             [
-                vec![BEST, 18, 19],
-                vec![gemm_gelu::BEST, 11, 12],
+                BF16_FORMS.to_vec(),
+                gemm_gelu::BF16_FORMS.to_vec(),
                 vec![gemm_residual::BEST]
             ]
         );
+        assert!(BF16_FORMS.contains(&BEST) && gemm_gelu::BF16_FORMS.contains(&gemm_gelu::BEST));
         assert!(!takes_bf16(0) && !takes_bf16(u32::MAX));
         assert_eq!(best_in(Dtype::Bf16), BEST);
         assert_eq!(best_in(Dtype::F16), best());

@@ -71,7 +71,11 @@ pub fn variants() -> Vec<(u32, String)> {
     )
 }
 
-/// Whether fused variant `v` has a bf16 form (its table's bf16 column: v7, v11 and v12).
+/// The fused variants with a bf16 form (cuda/gemm/gemm_bias_gelu.cu's bf16 column; the tests
+/// hold the table to it): best and the candidates for it.
+pub const BF16_FORMS: [u32; 3] = [7, 11, 12];
+
+/// Whether fused variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
 pub fn takes_bf16(v: u32) -> bool {
     // SAFETY: takes and returns an int; 0 out of range.
     unsafe { ffi::rl_gemm_bias_gelu_variant_bf16(v as i32) == 1 }
