@@ -8,6 +8,7 @@
 //! On the GPU machine the binary comes from `ROOFLINE_BIN` (the bundle).
 
 use assert_cmd::Command;
+use roofline_lab::kernels::{gemm, gemm_gelu};
 use std::path::{Path, PathBuf};
 
 const FIXTURE: &str = "tests/fixtures/results_small.json";
@@ -514,10 +515,14 @@ fn list_says_which_variants_take_bf16() {
                 .unwrap()
                 .iter()
                 .any(|d| d == "bf16");
-            // best, and the candidates (HGEMM v18 and v19, GEMM+bias+GELU v11 and v12)
+            // best, and the candidates (the families' BF16_FORMS)
             let v = var["name"].as_str().unwrap();
-            let candidate = (name == "hgemm" && ["v18", "v19"].contains(&v))
-                || (name == "gemm_bias_gelu" && ["v11", "v12"].contains(&v));
+            let forms = match name {
+                "hgemm" => gemm::BF16_FORMS.to_vec(),
+                "gemm_bias_gelu" => gemm_gelu::BF16_FORMS.to_vec(),
+                _ => vec![],
+            };
+            let candidate = forms.iter().any(|f| v == format!("v{f}"));
             assert_eq!(
                 bf16,
                 gemm && (v == best || candidate),
