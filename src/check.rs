@@ -191,9 +191,10 @@ mod tests {
         }
     }
 
-    /// bf16: the GEMM families check their bf16 variants (HGEMM v14, v18 and v19, GEMM+bias+GELU
-    /// v7, v11 and v12, GEMM+bias+residual v11) at every fixed shape and at random ones, every case in
-    /// bf16 (its records' and messages' dtype); the others have no bf16 case.
+    /// bf16: the GEMM families check their bf16 variants (HGEMM v14, v18 and v19,
+    /// GEMM+bias+GELU v7, v11 and v12, GEMM+bias+residual v11) at every fixed shape and at
+    /// random ones, every case in bf16 (its records' and messages' dtype); the others have no
+    /// bf16 case.
     #[test]
     fn bf16_cases_run_the_variants_with_a_bf16_form_in_bf16() {
         use crate::kernels::{gemm, gemm_gelu, gemm_residual};

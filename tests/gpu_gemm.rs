@@ -1,7 +1,8 @@
 //! GPU tests: every HGEMM variant and every path of the GEMM family's epilogues (bias+GELU,
 //! bias+residual) is correct at odd shapes (against float64 CPU and cuBLAS / cuBLASLt), with
 //! random inputs and poisoned outputs; and so are the bf16 forms (HGEMM v14, v18 and v19,
-//! GEMM+bias+GELU v7, v11 and v12, GEMM+bias+residual v11) against float64 and the libraries in bf16.
+//! GEMM+bias+GELU v7, v11 and v12, GEMM+bias+residual v11) against float64 and the libraries
+//! in bf16.
 
 use roofline_lab::gpu::Gpu;
 use roofline_lab::kernels::gemm::{self, HgemmCase};
@@ -256,9 +257,9 @@ fn bf16_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
         .copied()
 }
 
-/// HGEMM's bf16 forms (v14, v18 and v19 in bf16) against float64 (bf16 inputs, GEMM_BF16's tolerance) and
-/// cuBLAS in bf16, element by element, at every shape; cuBLAS's own bf16 result against
-/// float64 at the same shapes.
+/// HGEMM's bf16 forms (v14, v18 and v19 in bf16) against float64 (bf16 inputs, GEMM_BF16's
+/// tolerance) and cuBLAS in bf16, element by element, at every shape; cuBLAS's own bf16 result
+/// against float64 at the same shapes.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn hgemm_bf16_form_matches_float64_and_cublas_at_odd_shapes() {
@@ -289,10 +290,11 @@ fn hgemm_bf16_form_matches_float64_and_cublas_at_odd_shapes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The fused forms in bf16 (GEMM+bias+GELU v7, v11 and v12, both GELU forms, and GEMM+bias+residual v11:
-/// the functors' bf16 forms, the bias and R in bf16) on every M path the bf16 paths take,
-/// against float64, with cuBLASLt's bf16 epilogues beside them (GELU_BIAS, tanh; BIAS with
-/// beta = 1 on C = R, which is also the residual form's element-by-element reference).
+/// The fused forms in bf16 (GEMM+bias+GELU v7, v11 and v12, both GELU forms, and
+/// GEMM+bias+residual v11: the functors' bf16 forms, the bias and R in bf16) on every M path
+/// the bf16 paths take, against float64, with cuBLASLt's bf16 epilogues beside them
+/// (GELU_BIAS, tanh; BIAS with beta = 1 on C = R, which is also the residual form's
+/// element-by-element reference).
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn epilogue_bf16_forms_match_float64_and_cublaslt() {

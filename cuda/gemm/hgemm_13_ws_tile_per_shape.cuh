@@ -71,9 +71,9 @@ WsEstimate ws_estimate(int M, int N) {
   WsEstimate e;
   const int clusters = ws_resident_clusters<Cfg, Epi, T>();
   // Cluster tiles: the pair stacked along M, or (v19's WsCfgN) side by side along N.
-  constexpr int kAlongM = Cfg::kClusterN ? 1 : Cfg::kCluster;
+  constexpr int kAlongM = Cfg::kClusterN ? 1 : Cfg::kCluster, kAlongN = Cfg::kCluster / kAlongM;
   const long long m_ctiles = rl_ceil_div(rl_ceil_div(M, Cfg::BM), kAlongM);
-  const long long ctiles = m_ctiles * rl_ceil_div(rl_ceil_div(N, Cfg::BN), Cfg::kCluster / kAlongM);
+  const long long ctiles = m_ctiles * rl_ceil_div(rl_ceil_div(N, Cfg::BN), kAlongN);
   if (clusters <= 0 || ctiles > INT_MAX) return e;
   const long long waves = rl_ceil_div(ctiles, clusters);
   // A cluster tile's area against v12's 256 x BN (1 for every cooperative width; v17's
