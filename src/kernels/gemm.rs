@@ -266,8 +266,8 @@ pub fn dims(s: &Shape) -> (u64, u64, u64) {
     }
 }
 
-/// Fixed GEMM check shapes: 1x1x1, primes, off-tile, N/K not multiples of 8, large, and
-/// STREAM_K_SHAPE.
+/// Fixed GEMM check shapes: 1x1x1, primes, off-tile, N/K not multiples of 8, large,
+/// STREAM_K_SHAPE, PINGPONG_SHAPE and A_MULTICAST_SHAPE.
 pub const CHECK_SHAPES: &[(u64, u64, u64)] = &[
     (1, 1, 1),
     (127, 257, 129),
@@ -281,6 +281,7 @@ pub const CHECK_SHAPES: &[(u64, u64, u64)] = &[
     (2048, 2048, 2048),
     STREAM_K_SHAPE,
     PINGPONG_SHAPE,
+    A_MULTICAST_SHAPE,
 ];
 
 /// A shape whose 128x128 tiles HGEMM v15 cuts along K on a 132-SM H200 (16 cluster tiles of
@@ -294,13 +295,18 @@ pub const STREAM_K_SHAPE: (u64, u64, u64) = (200, 2040, 1000);
 /// short on some).
 pub const PINGPONG_SHAPE: (u64, u64, u64) = (2056, 2056, 520);
 
+/// A shape HGEMM v19 runs on its 128x64 pairs along N on a 132-SM H200 (no width of v18 suits
+/// it): 3 tile rows, 33 column tiles (the last pair's second CTA wholly right of N), 8 k-tiles
+/// and a K tail; the random check shapes (up to 320) never fill enough of the GPU for it.
+pub const A_MULTICAST_SHAPE: (u64, u64, u64) = (300, 2056, 520);
+
 /// The check shapes of the epilogue families (GEMM+bias+GELU, GEMM+bias+residual): the first
 /// eight, M = 1 to 1000, each M path's small shapes and 16x4096x4096 on the slabs,
-/// STREAM_K_SHAPE and PINGPONG_SHAPE.
+/// STREAM_K_SHAPE, PINGPONG_SHAPE and A_MULTICAST_SHAPE.
 pub fn epilogue_check_shapes() -> Vec<Shape> {
     CHECK_SHAPES[..8]
         .iter()
-        .chain([&STREAM_K_SHAPE, &PINGPONG_SHAPE])
+        .chain([&STREAM_K_SHAPE, &PINGPONG_SHAPE, &A_MULTICAST_SHAPE])
         .map(|&(m, n, k)| Shape::Gemm { m, n, k })
         .collect()
 }
