@@ -1,0 +1,129 @@
+//! scripts/crosscheck.py on a CPU machine, with stand-ins for the tool, Nsight Compute, the
+//! direct library call and nvidia-smi (small Python scripts that print what the real ones
+//! would), so that the script's own logic is tested where CI runs: every row's path, the
+//! judging rule, the fallback to ncu when the direct call fails, a failing case's exit code,
+//! and the table written with --out. The real cross-check runs on the GPU
+//! (tests/gpu_crosscheck.rs).
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Writes an executable Python script.
+fn script(dir: &Path, name: &str, body: &str) {
+    let p = dir.join(name);
+    fs::write(&p, format!("#!/usr/bin/env python3\n{body}")).unwrap();
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The stand-ins: the tool times every case at `tool_us`; ncu sees 20 calls of one kernel
+/// at `ncu_us`; the direct call gives `direct_us`, or fails for the GEMV (M = 1).
+fn stand_ins(dir: &Path, tool_us: f64, ncu_us: f64, direct_us: f64) {
+    script(
+        dir,
+        "roofline",
+        &format!(
+            "import sys, json\n\
+             if sys.argv[1] == 'ceilings':\n    print(json.dumps({{'launch_kernel_us': 2.5}}))\n\
+             else:\n    print(json.dumps({{'records': [{{'median_ms': {}, 'timing': 'kernel', \
+             'status': 'ok'}}]}}))\n",
+            tool_us / 1e3
+        ),
+    );
+    script(
+        dir,
+        "ncu",
+        &format!(
+            "print('\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"')\n\
+             print('\"\",\"\",\"ns\"')\n\
+             for i in range(20):\n    print(f'\"{{i}}\",\"sm90_kernel(int)\",\"{}\"')\n",
+            ncu_us * 1e3
+        ),
+    );
+    script(
+        dir,
+        "direct_blas.py",
+        &format!(
+            "import sys, json\n\
+             if sys.argv[2] == '1':\n    sys.exit(1)\n\
+             print(json.dumps({{'median_ms': {}, 'samples': 96, 'library': '/x/libcublas.so.13'}}))\n",
+            direct_us / 1e3
+        ),
+    );
+    script(dir, "nvidia-smi", "print('Stand-in GPU, 580')\n");
+    // PyTorch's column stays empty, also where PyTorch is installed (the bundle's machine).
+    fs::write(dir.join("torch.py"), "raise ImportError('stand-in')\n").unwrap();
+}
+
+/// The script: the crate's copy, else the repository root or its parent (the bundle's test
+/// executables run from bundle/ on the GPU machine).
+fn crosscheck_py() -> std::path::PathBuf {
+    [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/crosscheck.py"),
+        Path::new("scripts/crosscheck.py").to_path_buf(),
+        Path::new("../scripts/crosscheck.py").to_path_buf(),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+    .expect("scripts/crosscheck.py (run from the repository root or bundle/)")
+}
+
+fn crosscheck(dir: &Path, out: &Path) -> Output {
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Command::new("python3")
+        .arg(crosscheck_py())
+        .args(["--quick", "--out"])
+        .arg(out)
+        .env("PATH", path)
+        .env("ROOFLINE_BIN", dir.join("roofline"))
+        .env("ROOFLINE_NCU", dir.join("ncu"))
+        .env("ROOFLINE_DIRECT_BLAS", dir.join("direct_blas.py"))
+        .env("PYTHONPATH", dir)
+        .output()
+        .expect("python3 runs")
+}
+
+#[test]
+fn agreeing_figures_pass_and_a_failed_direct_call_falls_back_to_ncu() {
+    let dir = tempfile::tempdir().unwrap();
+    stand_ins(dir.path(), 17.7, 17.5, 17.6);
+    let out = dir.path().join("crosscheck.md");
+    let o = crosscheck(dir.path(), &out);
+    let text =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let table = fs::read_to_string(&out).unwrap();
+    // --quick: 4 of ours (judged by ncu), 4 library calls (by the direct call; the GEMV's
+    // failed, so ncu judges it and the row says so)
+    assert_eq!(table.matches("| ok |").count(), 8, "{table}");
+    assert_eq!(table.matches("(ncu, 20 calls)").count(), 4, "{table}");
+    assert_eq!(table.matches("(direct, 96 calls)").count(), 3, "{table}");
+    assert!(
+        table.contains(
+            "gemv cublas 1x8192x8192 | 17.7 (kernel, ok) | 17.5 (ncu (direct call failed)"
+        ),
+        "{table}"
+    );
+    assert!(table.contains("hgemm cublas 256x4096x4096"), "{table}");
+    assert!(table.contains("8 of 8 within 5%."), "{table}");
+    assert!(table.contains("`/x/libcublas.so.13`"), "{table}");
+    assert!(table.contains("`sm90_kernel`"), "{table}");
+}
+
+#[test]
+fn a_case_off_by_more_than_five_percent_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // ours within 5% of ncu (1.040), the library calls 6% over the direct call
+    stand_ins(dir.path(), 18.2, 17.5, 17.17);
+    let out = dir.path().join("crosscheck.md");
+    let o = crosscheck(dir.path(), &out);
+    let table = fs::read_to_string(&out).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{table}");
+    assert_eq!(table.matches("| FAIL |").count(), 3, "{table}");
+    assert!(table.contains("5 of 8 within 5%."), "{table}");
+}
