@@ -3,11 +3,11 @@
 // names what changed for the fused kernel (cuda/gemm/gemm_bias_gelu_N_<name>.cuh, whose
 // header says what the step changes and what it measured).
 //
-// "best" is v7: HGEMM v14's kernels, every M path of them with bias and GELU applied before
+// "best" is v12: HGEMM v19's kernels, every M path of them with bias and GELU applied before
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
-// shape, stored by TMA, where it suits the shape, else v4's (the lean loop in its fused form).
-// v7, v11 and v12 (on HGEMM v18 and v19, the candidates for best) have bf16 forms
-// (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
+// shape or on v19's 128x64 pairs, stored by TMA, where it suits the shape, else v4's (the lean
+// loop in its fused form). v12, v11 and v7 have bf16 forms (rl_gemm_bias_gelu_bf16,
+// gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
 #include "gemm/gemm_bias_gelu_12_a_multicast.cuh"
@@ -55,7 +55,7 @@ constexpr Variant kVariants[] = {
      13, rlg::launch_bias_gelu_ws_tile_per_shape<0>, rlg::launch_bias_gelu_ws_tile_per_shape<1>,
      nullptr},
     {7, "tma_store",
-     "best: v6 on HGEMM v14: bias + GELU in the consumers' registers, the tile stored by TMA "
+     "v6 on HGEMM v14: bias + GELU in the consumers' registers, the tile stored by TMA "
      "while the next one's wgmmas run",
      14, rlg::launch_bias_gelu_tma_store<0>, rlg::launch_bias_gelu_tma_store<1>,
      rlg::bias_gelu_bf16},
@@ -77,8 +77,8 @@ constexpr Variant kVariants[] = {
      18, rlg::launch_bias_gelu_halves_whole_tiles<0>,
      rlg::launch_bias_gelu_halves_whole_tiles<1>, rlg::bias_gelu_bf16_halves},
     {12, "a_multicast",
-     "v11 on HGEMM v19: the 65..512-row shapes no width suits on 128x64 pairs along N sharing "
-     "A, bias + GELU in registers, stored by TMA (not yet run on a GPU)",
+     "best: v11 on HGEMM v19: the 65..512-row shapes no width suits on 128x64 pairs along N "
+     "sharing A, bias + GELU in registers, stored by TMA (not yet run on a GPU)",
      19, rlg::launch_bias_gelu_a_multicast<0>, rlg::launch_bias_gelu_a_multicast<1>,
      rlg::bias_gelu_bf16_a_multicast},
 };

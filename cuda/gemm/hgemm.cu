@@ -2,14 +2,19 @@
 // ladder (cuda/gemm/hgemm_NN_<name>.cuh, whose header says what the step changes and what it
 // measured) with the identity epilogue; each step builds on the one before it.
 //
-// bf16 (rl_hgemm_bf16): v14, v18 and v19 (the candidates for best) have bf16 forms
-// (gemm_bf16.cu: the paths of gemm/bf16_paths.cuh at each one's widths, v19's pairs).
+// bf16 (rl_hgemm_bf16): v19 (best), v18 and v14 have bf16 forms (gemm_bf16.cu: the paths of
+// gemm/bf16_paths.cuh at each one's widths, v19's pairs); v14's stays for GEMM+bias+residual
+// v11, whose plain twin it is.
 //
-// "best" is v14. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
+// "best" is v19. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
 // same table for `roofline list`):
 //   from 65 rows, 16-byte path, sm_90a, where a tile of 128 x 256/192/128 (64: above 512 rows)
 //                    keeps half of the tensor cores' time on C: the persistent warp-specialized
-//                    wgmma kernel at that width (v13), TMA multicast, results stored by TMA (v14);
+//                    wgmma kernel at that width (v13), TMA multicast, results stored by TMA (v14),
+//                    the 128x256 tile's half a tile at a time for a fourth stage (v18);
+//   65..512 rows where no width above suits the shape and 128x64 pairs keep half of the
+//                    tensor cores' time on C: that kernel at 128x64, its cluster pair along N
+//                    sharing A by multicast (v19);
 //   grids of a wave or more of 128x256 tiles (<= 1/4 of their area outside C) that no width
 //                    above took: v12's form of that kernel;
 //   17..64 rows      the 64x64 wgmma tile, K split over a cluster of 1-4 CTAs (v10), where its
@@ -94,7 +99,7 @@ constexpr Variant kVariants[] = {
      "wherever it keeps half of the tensor cores' time on C, from 65 rows",
      plain<rlg::launch_ws_tile_per_shape<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {14, "tma_store",
-     "best: v13, with the warp-specialized kernel's results staged by stmatrix and stored by TMA "
+     "v13, with the warp-specialized kernel's results staged by stmatrix and stored by TMA "
      "while the next tile's wgmmas run",
      plain<rlg::launch_ws_tma_store<rlg::kLoopLean, EpiIdentity>>, rlg::hgemm_bf16},
     {15, "stream_k",
@@ -115,8 +120,8 @@ constexpr Variant kVariants[] = {
      plain<rlg::launch_ws_halves_whole_tiles<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_halves},
     {19, "a_multicast",
-     "v18, with the 65..512-row shapes no width of v18 suits on a 128x64 tile of its kernel, "
-     "the cluster pair along N sharing A by multicast, 8 stages (not yet run on a GPU)",
+     "best: v18, with the 65..512-row shapes no width of v18 suits on a 128x64 tile of its "
+     "kernel, the cluster pair along N sharing A by multicast, 8 stages (not yet run on a GPU)",
      plain<rlg::launch_ws_a_multicast<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_a_multicast},
 };

@@ -52,10 +52,10 @@ impl GeluImpl {
     }
 }
 
-/// The variant "best" means: v7 "tma_store" (cuda/gemm/gemm_bias_gelu_7_tma_store.cuh): HGEMM
-/// v14's kernels (its plain twin) with bias and GELU applied before the store on every M path;
-/// docs/perf-log.md has the figures.
-pub const BEST: u32 = 7;
+/// The variant "best" means: v12 "a_multicast" (cuda/gemm/gemm_bias_gelu_12_a_multicast.cuh):
+/// HGEMM v19's kernels (its plain twin) with bias and GELU applied before the store on every M
+/// path; docs/perf-log.md has the figures.
+pub const BEST: u32 = 12;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -380,11 +380,13 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "where hgemm v14 runs its warp-specialized kernel (a width per shape)",
-            runs: "HGEMM v14's kernel with the bias + GELU functor in the consumers' registers, \
-                   the tile stored by TMA",
-            why: "the plain GEMM's kernel with one more functor: 0.97x cuBLASLt's GELU_BIAS at \
-                  4096^3; 1.04x / 1.09x our plain GEMM at 4096^3 / 2048^3 (S35a)",
+            shapes: "where hgemm v19 runs its warp-specialized kernel (a width per shape, or \
+                     the 128x64 pairs along N)",
+            runs: "HGEMM v19's kernel with the bias + GELU functor in the consumers' registers, \
+                   the tile stored by TMA (the 128x256 tile in halves)",
+            why: "the plain GEMM's kernel with one more functor (v7 on HGEMM v14: 0.97x \
+                  cuBLASLt's GELU_BIAS at 4096^3; 1.04x / 1.09x our plain GEMM at 4096^3 / \
+                  2048^3, S35a)",
         },
         Dispatch {
             shapes: "every other M",
