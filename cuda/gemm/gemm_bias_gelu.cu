@@ -3,10 +3,10 @@
 // names what changed for the fused kernel (cuda/gemm/gemm_bias_gelu_N_<name>.cuh, whose
 // header says what the step changes and what it measured).
 //
-// "best" is v12: HGEMM v19's kernels, every M path of them with bias and GELU applied before
+// "best" is v11: HGEMM v18's kernels, every M path of them with bias and GELU applied before
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
-// shape or on v19's 128x64 pairs, stored by TMA, where it suits the shape, else v4's (the lean
-// loop in its fused form). v12, v11 and v7 have bf16 forms (rl_gemm_bias_gelu_bf16,
+// shape, stored by TMA (the 128x256 tile in halves), where it suits the shape, else v4's (the
+// lean loop in its fused form). v11, v12 and v7 have bf16 forms (rl_gemm_bias_gelu_bf16,
 // gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
@@ -72,13 +72,14 @@ constexpr Variant kVariants[] = {
      "other's wgmmas (S37: fused / plain 1.017 at 4096³, but v17 is 16-20% slower than v14)",
      17, rlg::launch_bias_gelu_pingpong<0>, rlg::launch_bias_gelu_pingpong<1>, nullptr},
     {11, "halves_whole_tiles",
-     "v10 on HGEMM v18: v7's cooperative tile at v14's widths, the 128x256 tile's functor and "
-     "store in halves for a fourth stage, whole tiles (not yet run on a GPU)",
+     "best: v10 on HGEMM v18: v7's cooperative tile at v14's widths, the 128x256 tile's "
+     "functor and store in halves for a fourth stage, whole tiles (S39a, H100: 0.98x "
+     "cuBLASLt's GELU_BIAS at 4096³, v7 0.96x)",
      18, rlg::launch_bias_gelu_halves_whole_tiles<0>,
      rlg::launch_bias_gelu_halves_whole_tiles<1>, rlg::bias_gelu_bf16_halves},
     {12, "a_multicast",
-     "best: v11 on HGEMM v19: the 65..512-row shapes no width suits on 128x64 pairs along N "
-     "sharing A, bias + GELU in registers, stored by TMA (not yet run on a GPU)",
+     "v11 on HGEMM v19: the 65..512-row shapes no width suits on 128x64 pairs along N sharing "
+     "A, bias + GELU in registers, stored by TMA (S39a, H100: 14% slower than v7 at 256x4096²)",
      19, rlg::launch_bias_gelu_a_multicast<0>, rlg::launch_bias_gelu_a_multicast<1>,
      rlg::bias_gelu_bf16_a_multicast},
 };

@@ -21,11 +21,11 @@ use rand_chacha::ChaCha8Rng;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v19 "a_multicast" (cuda/gemm/hgemm_19_a_multicast.cuh): v18's
-/// widths with the 128x256 tile staged in halves, and v19's 128x64 pairs along N where no width
-/// suits a shape of 65..512 rows. What it runs at which shapes is `FAMILY.dispatch` (the same
-/// table as the comment of cuda/gemm/hgemm.cu); docs/perf-log.md has the figures.
-pub const BEST: u32 = 19;
+/// The variant "best" means: v18 "halves_whole_tiles" (cuda/gemm/hgemm_18_halves_whole_tiles.cuh):
+/// v14's widths with the 128x256 tile staged in halves for a fourth stage. What it runs at which
+/// shapes is `FAMILY.dispatch` (the same table as the comment of cuda/gemm/hgemm.cu);
+/// docs/perf-log.md has the figures.
+pub const BEST: u32 = 18;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -364,14 +364,6 @@ pub const FAMILY: Family = Family {
             why: "0.96x / 0.99x / 1.01x cuBLAS at 2048 / 4096 / 8192^3 (S38a; v14 0.94 / \
                   0.95 / 0.99); v14 was 0.98x / 0.95x / 0.99x at 256x11008x4096, \
                   1024x11008x4096 and 1024x14336x4096 (S35a)",
-        },
-        Dispatch {
-            shapes: "65 <= M <= 512 where no width above suits the shape and 128x64 pairs keep \
-                     half of the tensor cores' time on C; N, K multiples of 8",
-            runs: "v19: the same kernel at 128x64, 8 stages, its cluster pair along N sharing A \
-                   by multicast",
-            why: "cuBLAS's own tile there (ncu: 128x64, 8 stages, a 1x2 cluster); each CTA \
-                  reads 16 KB a k-tile instead of v9's 24",
         },
         Dispatch {
             shapes: "grids of a wave or more of 128x256 tiles (at most 1/4 of their area \

@@ -52,10 +52,10 @@ impl GeluImpl {
     }
 }
 
-/// The variant "best" means: v12 "a_multicast" (cuda/gemm/gemm_bias_gelu_12_a_multicast.cuh):
-/// HGEMM v19's kernels (its plain twin) with bias and GELU applied before the store on every M
-/// path; docs/perf-log.md has the figures.
-pub const BEST: u32 = 12;
+/// The variant "best" means: v11 "halves_whole_tiles"
+/// (cuda/gemm/gemm_bias_gelu_11_halves_whole_tiles.cuh): HGEMM v18's kernels (its plain twin)
+/// with bias and GELU applied before the store on every M path; docs/perf-log.md has the figures.
+pub const BEST: u32 = 11;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -380,9 +380,8 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "where hgemm v19 runs its warp-specialized kernel (a width per shape, or \
-                     the 128x64 pairs along N)",
-            runs: "HGEMM v19's kernel with the bias + GELU functor in the consumers' registers, \
+            shapes: "where hgemm v18 runs its warp-specialized kernel (a width per shape)",
+            runs: "HGEMM v18's kernel with the bias + GELU functor in the consumers' registers, \
                    the tile stored by TMA (the 128x256 tile in halves)",
             why: "the plain GEMM's kernel with one more functor (v7 on HGEMM v14: 0.97x \
                   cuBLASLt's GELU_BIAS at 4096^3; 1.04x / 1.09x our plain GEMM at 4096^3 / \
