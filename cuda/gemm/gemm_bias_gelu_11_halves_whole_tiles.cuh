@@ -10,7 +10,10 @@
 // Prediction (before a GPU run): fused / plain as v7's (1.03-1.04 at 4096³ and 8192³: the tanh
 // still runs while the tensor cores wait), each 2-3% faster than v7 where the 128x256 tile runs,
 // so ~1.00x cuBLASLt's GELU_BIAS at 4096³ (v7 0.97x).
-// Measured: not yet run on a GPU.
+// Measured (S39a, an H100, interleaved with v7, the plain twins and cuBLASLt): 1.5% faster than
+// v7 at 4096³ (189.7 against 192.6 us; 0.98x cuBLASLt, v7 0.96x), 1.9% at 1024x4096² (0.96x),
+// 1.9% at 2048³ (0.94x); fused / plain 1.039 at 4096³ and 1.078 at 2048³, as v7's (the SFU
+// floor: docs/perf-log.md). Best from S39.
 #pragma once
 #include "gemm/gemm_bias_gelu_10_pingpong.cuh"
 #include "gemm/hgemm_18_halves_whole_tiles.cuh"

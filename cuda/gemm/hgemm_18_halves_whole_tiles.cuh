@@ -12,7 +12,10 @@
 // 1024x11008x4096), the same as v14 at the other widths (their kernels are v14's).
 // Measured (S38a, kernel timing, cold L2, interleaved with v14 and cuBLAS, two runs): +2.0% at
 // 2048³, +3.4% at 4096³ (0.99x cuBLAS), +2.1% at 8192³ (1.01x), +3.4% at 1024x11008x4096, +2.3%
-// at 4096x11008x4096 (1.02x); at 256x4096² v14's kernel, the same.
+// at 4096x11008x4096 (1.02x); at 256x4096² v14's kernel, the same. S39a (an H100): +1.7% at
+// 4096³ (0.98x cuBLAS), +16% at 256x14336x4096 (49.0 against 57.1 us, 0.97x: the 128x256 tile's
+// fourth stage where one wave of 112 CTAs streams B from HBM); bf16 +2.4% at 4096³ (0.98x) and
+// +2.1% at 2048³ (0.94x). Best from S39.
 #pragma once
 #include "gemm/hgemm_14_tma_store.cuh"
 

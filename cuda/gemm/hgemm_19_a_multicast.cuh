@@ -23,7 +23,12 @@
 // Prediction (before a GPU run): L2's delivery at v9's rate (~8.7 TB/s: 192 MB in 22 us) over
 // 128 MB instead of 192, plus ~2 us of fill and store: 256x4096² 17-19 us (0.93-1.04x cuBLAS's
 // 17.7) from ~22, 256x4096x11008 ~15% faster than v9; unchanged elsewhere.
-// Measured: not yet run on a GPU.
+// Measured (S39a, an H100 (the H200 was not lent), kernel timing, cold L2, interleaved with v9 /
+// v18 and cuBLAS): slower, not faster: 256x4096² 25.2 us against v9's 22.5 (cuBLAS 21.2),
+// 256x4096x11008 61.4 against 47.7 (cuBLAS 49.1). Correct at every check and sanitizer run. The
+// loss grows with K (12% at 64 k-tiles, 29% at 172), so it is paid per k-tile: the pair's ring
+// is one ring (a stage refills only when both CTAs released it), so either CTA's stall stops
+// both, and each k-tile waits for the slower of two multicasts. Not best; v9's tile stays.
 #pragma once
 #include <vector>
 
