@@ -1,7 +1,7 @@
 // The GEMM family's bf16 launchers (defined in gemm_bf16.cu), which the variant tables of
 // hgemm.cu, gemm_bias_gelu.cu and gemm_residual.cu name in their bf16 column: the bf16 form of
-// each family's best step (HGEMM v14, GEMM+bias+GELU v7, GEMM+bias+residual v11) and of the
-// candidates for best (HGEMM v18 and v19, GEMM+bias+GELU v11 and v12), the paths of
+// each family's best step (HGEMM v18, GEMM+bias+GELU v11, GEMM+bias+residual v11) and of HGEMM
+// v14 / v19 and GEMM+bias+GELU v7 / v12 (gemm::BF16_FORMS, gemm_gelu::BF16_FORMS), the paths of
 // gemm/bf16_paths.cuh with the family's functor in bf16. They live in an object of their own so
 // that the fp16 tables' objects hold exactly the kernels they held before bf16: in one module
 // with the bf16 instantiations, which come first, the module's extern shared arrays were declared

@@ -57,7 +57,8 @@ pub fn best_in(dtype: Dtype) -> u32 {
 }
 
 /// The HGEMM variants with a bf16 form (cuda/gemm/hgemm.cu's bf16 column; the tests hold the
-/// table to it): best and the candidates for it, and v14, GEMM+bias+residual v11's plain twin.
+/// table to it): best (v18), v19 (its 128x64 pairs, measured against it) and v14,
+/// GEMM+bias+residual v11's plain twin.
 pub const BF16_FORMS: [u32; 3] = [14, 18, 19];
 
 /// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
@@ -491,7 +492,7 @@ mod tests {
     use std::ptr::{null, null_mut};
 
     /// The C tables' bf16 column: each family's best variant has a bf16 form, and so have the
-    /// candidates for best (HGEMM v18 and v19, GEMM+bias+GELU v11 and v12); a bf16 launch of
+    /// variants in BF16_FORMS (HGEMM v14 and v19, GEMM+bias+GELU v7 and v12); a bf16 launch of
     /// any other variant is refused before anything is launched (cudaErrorInvalidValue, no GPU
     /// touched), as is one with bad arguments.
     #[test]

@@ -72,7 +72,7 @@ pub fn variants() -> Vec<(u32, String)> {
 }
 
 /// The fused variants with a bf16 form (cuda/gemm/gemm_bias_gelu.cu's bf16 column; the tests
-/// hold the table to it): best and the candidates for it.
+/// hold the table to it): best (v11), v7 and v12.
 pub const BF16_FORMS: [u32; 3] = [7, 11, 12];
 
 /// Whether fused variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
