@@ -215,6 +215,11 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 12 --m 100 --n 16384 --k 200"
   "bench hgemm --impl ours --variant 19 --dtype bf16 --m 300 --n 2056 --k 520"
   "bench gemm_bias_gelu --impl fused --variant 12 --dtype bf16 --m 136 --n 4096 --k 8"
+  # HGEMM v20: v19's pairs with the descriptors moved on by adds (v19's edge shapes; the
+  # 8-stage ring wrapping 8 times a tile at 256x4096x4096)
+  "bench hgemm --impl ours --variant 20 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 20 --m 136 --n 4096 --k 8"
+  "bench hgemm --impl ours --variant 20 --m 256 --n 4096 --k 4096"
   # v18 and fused v11 in bf16: the halves in bf16 (every dimension off the tile; K tail)
   "bench hgemm --impl ours --variant 18 --dtype bf16 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 11 --dtype bf16 --m 2056 --n 4096 --k 72"

@@ -26,6 +26,7 @@
 #include "gemm/gemm.h"
 #include "gemm/hgemm_17_pingpong.cuh"
 #include "gemm/hgemm_19_a_multicast.cuh"
+#include "gemm/hgemm_20_lean_descriptors.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -122,6 +123,10 @@ constexpr Variant kVariants[] = {
      "v9's tile at 256x4096²)",
      plain<rlg::launch_ws_a_multicast<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_a_multicast},
+    {20, "lean_descriptors",
+     "v19, its 128x64 pairs' consumers moving the wgmma descriptors on by adds, not building "
+     "each from its address (v19 issued 2.4x cuBLAS's instructions at 256x4096², S40b)",
+     plain<rlg::launch_ws_lean_descriptors<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -83,6 +83,8 @@ struct WsCfg {
   // The cluster's CTAs stacked along M, sharing B (v12..v18); WsCfgN's (v19) side by side
   // along N, sharing A.
   static constexpr bool kClusterN = false;
+  // v20 (WsCfgNLean): the wgmma descriptors built once and moved on by adds in the main loop.
+  static constexpr bool kLeanDesc = false;
   static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
   // The consumer warps that read a stage, each releasing it on its own: both warpgroups' (a
   // tile's halves), or v17's one (the stage belongs to its tile alone).
@@ -124,6 +126,13 @@ struct WsCfg {
 template <int BN_, int STAGES_, int GROUP_M_>
 struct WsCfgN : WsCfg<128, BN_, STAGES_, 2, GROUP_M_, true> {
   static constexpr bool kClusterN = true;
+};
+
+// HGEMM v20's configuration (hgemm_20_lean_descriptors.cuh): v19's, its consumers moving one
+// pair of wgmma descriptors on by adds instead of building each from its address.
+template <int BN_, int STAGES_, int GROUP_M_>
+struct WsCfgNLean : WsCfgN<BN_, STAGES_, GROUP_M_> {
+  static constexpr bool kLeanDesc = true;
 };
 
 // The configuration v12 runs: 128x256 tiles, 4 stages (4 x 48 KB + 32 KB parking + 1 KB =
@@ -386,6 +395,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kWsConsumerRegs));
     const int cw = wg - 1, lane = threadIdx.x % 32;
     float *my_park = park + cw * 2 * Cfg::kParkFloats;
+    // v20: stage 0's descriptors of this warpgroup's A rows and of B. Every operand lies in
+    // this CTA's shared window (below 256 KB), so adding offset / 16 to a descriptor's low word
+    // never carries out of its 14-bit address field: the sum is the moved address's descriptor,
+    // the high word (stride, swizzle) the same. The warpgroup index goes through a shuffle so
+    // that the compiler sees it warp-uniform and keeps the descriptors in uniform registers.
+    [[maybe_unused]] const unsigned long long desc_a0 =
+        Cfg::kLeanDesc
+            ? wg_desc(ring + (Cfg::kPingpong ? 0 : __shfl_sync(0xffffffffu, cw, 0) * Cfg::kWgRows *
+                                                       128),
+                      16, 1024)
+            : 0;
+    [[maybe_unused]] const unsigned long long desc_b0 =
+        Cfg::kLeanDesc ? wg_desc(ring + Cfg::kABytes, Cfg::kBoxBytes, 1024) : 0;
     int s = 0, phase = 0;
     int turn = 0, mine = 0;  // v17: the cluster's tiles so far, and this warpgroup's
     ws_for_units<Cfg::kStreamK>(cluster, clusters, sched.total, k_tiles, sk, [&](int t, int k0,
@@ -417,16 +439,30 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         // per k-step. B: N-major (trans-b), its 64-column boxes 8 KB apart (the descriptor's
         // leading byte offset), 8-k-row groups 1024 bytes apart (stride offset), 16 k-rows
         // (2048 bytes) per k-step. Every start stays 1024-aligned but A's k offsets, as in v9.
-        const unsigned char *a =
+        [[maybe_unused]] const unsigned char *a =
             ring + s * Cfg::kStageBytes + (Cfg::kPingpong ? 0 : cw * Cfg::kWgRows * 128);
-        const unsigned char *b = ring + s * Cfg::kStageBytes + Cfg::kABytes;
+        [[maybe_unused]] const unsigned char *b = ring + s * Cfg::kStageBytes + Cfg::kABytes;
         wg_fence();  // the accumulators were written (zeroed) since the last wgmma
+        if constexpr (Cfg::kLeanDesc) {
+          // v20: stage s, k-step kk is stage 0's descriptor with its start address field
+          // (bits 0-13, the address / 16) moved on by the byte offset / 16: one add each.
+          const unsigned stage16 = static_cast<unsigned>(s) * (Cfg::kStageBytes / 16);
 #pragma unroll
-        for (int kk = 0; kk < Cfg::BK / 16; ++kk) {
-          const unsigned long long db = wg_desc(b + kk * 2048, Cfg::kBoxBytes, 1024);
+          for (int kk = 0; kk < Cfg::BK / 16; ++kk) {
+            const unsigned long long db = wg_desc_moved(desc_b0, stage16 + kk * (2048 / 16));
 #pragma unroll
-          for (int mi = 0; mi < Cfg::kMBlocks; ++mi)
-            ws_wgmma<Cfg::BN, T>(d[mi], wg_desc(a + mi * 64 * 128 + kk * 32, 16, 1024), db);
+            for (int mi = 0; mi < Cfg::kMBlocks; ++mi)
+              ws_wgmma<Cfg::BN, T>(
+                  d[mi], wg_desc_moved(desc_a0, stage16 + (mi * 64 * 128 + kk * 32) / 16), db);
+          }
+        } else {
+#pragma unroll
+          for (int kk = 0; kk < Cfg::BK / 16; ++kk) {
+            const unsigned long long db = wg_desc(b + kk * 2048, Cfg::kBoxBytes, 1024);
+#pragma unroll
+            for (int mi = 0; mi < Cfg::kMBlocks; ++mi)
+              ws_wgmma<Cfg::BN, T>(d[mi], wg_desc(a + mi * 64 * 128 + kk * 32, 16, 1024), db);
+          }
         }
         wg_commit();
         wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage

@@ -41,23 +41,26 @@ namespace rlg {
 using WsMidM = WsCfgN<64, 8, 8>;
 
 // The pairs' kernel where it suits the shape; *launched false: it did not apply.
-template <class Epi, class T>
+// Cfg: v19's WsMidM, or v20's lean-descriptor twin of it.
+template <class Cfg = WsMidM, class Epi, class T>
 int try_ws_a_multicast(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
                        cudaStream_t stream, bool *launched) {
   *launched = false;
   if (M < 65 || M > 512 || N >= (1 << 30)) return 0;
   if (!vec16_ok(A, B, C, N, K, epi) || !wgmma_capable()) return 0;
-  const WsEstimate e = ws_estimate<WsMidM, Epi, T>(M, N);
+  const WsEstimate e = ws_estimate<Cfg, Epi, T>(M, N);
   if (e.cost < 0 || e.useful < 0.5) return 0;
-  return launch_ws<WsMidM>(A, B, C, M, N, K, epi, stream, launched);
+  return launch_ws<Cfg>(A, B, C, M, N, K, epi, stream, launched);
 }
 
-template <int LOOP, class Epi>
+template <int LOOP, class Epi, class Cfg = WsMidM>
 int launch_ws_a_multicast(const half *A, const half *B, half *C, int M, int N, int K,
                           const Epi &epi, cudaStream_t stream) {
   const auto rest = [&] {
     return path_or(
-        [&](bool *done) { return try_ws_a_multicast(A, B, C, M, N, K, epi, stream, done); },
+        [&](bool *done) {
+          return try_ws_a_multicast<Cfg>(A, B, C, M, N, K, epi, stream, done);
+        },
         [&] { return launch_warp_specialized<LOOP>(A, B, C, M, N, K, epi, stream); });
   };
   return path_or(
