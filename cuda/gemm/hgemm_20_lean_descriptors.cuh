@@ -7,14 +7,15 @@
 // Why: Nsight Compute at 256x4096² (S40b, an H100) found v19's working warps issuing 2.4x the
 // instructions of cuBLAS's kernel of the same tile (6.47 M against 2.65 M; ALU pipe 19%
 // against 3%) while its L2 delivered at 66% of its peak to cuBLAS's 79%. At n64 a k-step's
-// wgmma is short (a 64x64x16 is ~32 tensor clocks), and v19's SASS spends ~70 instructions a
-// k-tile per warp around its four wgmmas, most of them rebuilding descriptors: the next
-// wgmma's issue waits on that arithmetic.
+// wgmma is short (a 64x64x16 is ~32 tensor clocks), and v19's SASS spends 77-99 instructions
+// a k-tile per warp around its four wgmmas, most of them rebuilding descriptors: the next
+// wgmma's issue waits on that arithmetic. v20's SASS: 45, the descriptors in uniform
+// registers (a UIADD3 and the UMOVs of the high word before each HGMMA).
 //
-// Prediction (before a GPU run): ~30 instructions a k-tile per warp; if the issue gaps were
-// the cost, 256x4096² from v19's 24.2 us (ncu) toward cuBLAS's 20.6, i.e. at or below v9's
-// 21.7; if the pair's coupled ring is the cost (S39a's reading), no change. Either way the
-// run tells which. Unchanged elsewhere (the same kernels as v19 at every other shape).
+// Prediction (before a GPU run): if the issue gaps were the cost, 256x4096² from v19's 24.2
+// us (ncu) toward cuBLAS's 20.6, i.e. at or below v9's 21.7; if the pair's coupled ring is the
+// cost (S39a's reading), no change. Either way the run tells which. Unchanged elsewhere (the
+// same kernels as v19 at every other shape). Measured: not yet (S40 had no device time left).
 #pragma once
 #include "gemm/hgemm_19_a_multicast.cuh"
 

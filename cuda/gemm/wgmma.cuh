@@ -28,8 +28,9 @@ __device__ __forceinline__ unsigned long long wg_desc(const void *p, unsigned lb
 // The descriptor of the operand `off16` x 16 bytes after desc's (v20): a 32-bit add to the low
 // word, the high word kept. The caller guarantees the moved address stays in the shared window
 // (below 256 KB), so the 14-bit address field does not carry.
-__device__ __forceinline__ unsigned long long wg_desc_moved(unsigned long long desc, unsigned off16) {
-  return (desc & 0xFFFFFFFF00000000ull) | static_cast<unsigned>(static_cast<unsigned>(desc) + off16);
+__device__ __forceinline__ unsigned long long wg_desc_moved(unsigned long long desc,
+                                                            unsigned off16) {
+  return (desc & 0xFFFFFFFF00000000ull) | (static_cast<unsigned>(desc) + off16);
 }
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() {
