@@ -4,12 +4,12 @@
 // its shared address (mask, shift, or, and the moves into uniform registers around each
 // wgmma). Only v19's 128x64 pairs take the lean loop (WsCfgNLean); every other path is v19's.
 //
-// Why: Nsight Compute at 256x4096² (S40b, an H100) found v19's working warps issuing 2.4x the
+// Why: Nsight Compute at 256x4096² (S40b, an H100) found v19 issuing 2.4x the
 // instructions of cuBLAS's kernel of the same tile (6.47 M against 2.65 M; ALU pipe 19%
 // against 3%) while its L2 delivered at 66% of its peak to cuBLAS's 79%. At n64 a k-step's
 // wgmma is short (a 64x64x16 is ~32 tensor clocks), and v19's SASS spends 77-99 instructions
-// a k-tile per warp around its four wgmmas, most of them rebuilding descriptors: the next
-// wgmma's issue waits on that arithmetic. v20's SASS: 45, the descriptors in uniform
+// a k-tile per warp around its four wgmmas, most of them rebuilding descriptors (the
+// hypothesis: the next wgmma's issue waits on that arithmetic). v20's SASS: 45, the descriptors in uniform
 // registers (a UIADD3 and the UMOVs of the high word before each HGMMA).
 //
 // Prediction (before a GPU run): if the issue gaps were the cost, 256x4096² from v19's 24.2
