@@ -88,16 +88,23 @@ fn crosscheck(dir: &Path, out: &Path) -> Output {
         .expect("python3 runs")
 }
 
-#[test]
-fn agreeing_figures_pass_and_a_failed_direct_call_falls_back_to_ncu() {
+/// The cross-check run against stand-ins reporting these figures (µs): its output and the
+/// table it wrote.
+fn run_with(tool_us: f64, ncu_us: f64, direct_us: f64) -> (Output, String) {
     let dir = tempfile::tempdir().unwrap();
-    stand_ins(dir.path(), 17.7, 17.5, 17.6);
+    stand_ins(dir.path(), tool_us, ncu_us, direct_us);
     let out = dir.path().join("crosscheck.md");
     let o = crosscheck(dir.path(), &out);
+    let table = fs::read_to_string(&out).unwrap_or_default();
+    (o, table)
+}
+
+#[test]
+fn agreeing_figures_pass_and_a_failed_direct_call_falls_back_to_ncu() {
+    let (o, table) = run_with(17.7, 17.5, 17.6);
     let text =
         String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{text}");
-    let table = fs::read_to_string(&out).unwrap();
     // --quick: 4 of ours (judged by ncu), 4 library calls (by the direct call; the GEMV's
     // failed, so ncu judges it and the row says so)
     assert_eq!(table.matches("| ok |").count(), 8, "{table}");
@@ -117,12 +124,8 @@ fn agreeing_figures_pass_and_a_failed_direct_call_falls_back_to_ncu() {
 
 #[test]
 fn a_case_off_by_more_than_five_percent_fails_the_run() {
-    let dir = tempfile::tempdir().unwrap();
     // ours within 5% of ncu (1.040), the library calls 6% over the direct call
-    stand_ins(dir.path(), 18.2, 17.5, 17.17);
-    let out = dir.path().join("crosscheck.md");
-    let o = crosscheck(dir.path(), &out);
-    let table = fs::read_to_string(&out).unwrap();
+    let (o, table) = run_with(18.2, 17.5, 17.17);
     assert_eq!(o.status.code(), Some(1), "{table}");
     assert_eq!(table.matches("| FAIL |").count(), 3, "{table}");
     assert!(table.contains("5 of 8 within 5%."), "{table}");
