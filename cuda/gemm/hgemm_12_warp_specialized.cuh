@@ -439,9 +439,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         // per k-step. B: N-major (trans-b), its 64-column boxes 8 KB apart (the descriptor's
         // leading byte offset), 8-k-row groups 1024 bytes apart (stride offset), 16 k-rows
         // (2048 bytes) per k-step. Every start stays 1024-aligned but A's k offsets, as in v9.
-        [[maybe_unused]] const unsigned char *a =
-            ring + s * Cfg::kStageBytes + (Cfg::kPingpong ? 0 : cw * Cfg::kWgRows * 128);
-        [[maybe_unused]] const unsigned char *b = ring + s * Cfg::kStageBytes + Cfg::kABytes;
         wg_fence();  // the accumulators were written (zeroed) since the last wgmma
         if constexpr (Cfg::kLeanDesc) {
           // v20: stage s, k-step kk is stage 0's descriptor with its start address field
@@ -456,6 +453,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                   d[mi], wg_desc_moved(desc_a0, stage16 + (mi * 64 * 128 + kk * 32) / 16), db);
           }
         } else {
+          const unsigned char *a =
+              ring + s * Cfg::kStageBytes + (Cfg::kPingpong ? 0 : cw * Cfg::kWgRows * 128);
+          const unsigned char *b = ring + s * Cfg::kStageBytes + Cfg::kABytes;
 #pragma unroll
           for (int kk = 0; kk < Cfg::BK / 16; ++kk) {
             const unsigned long long db = wg_desc(b + kk * 2048, Cfg::kBoxBytes, 1024);
