@@ -125,7 +125,8 @@ constexpr Variant kVariants[] = {
      rlg::hgemm_bf16_a_multicast},
     {20, "lean_descriptors",
      "v19, its 128x64 pairs' consumers moving the wgmma descriptors on by adds, not building "
-     "each from its address (v19 issued 2.4x cuBLAS's instructions at 256x4096², S40b)",
+     "each from its address (S41a, H100: 38% fewer instructions, 6% faster than v19 at "
+     "256x4096², 7% slower than v9's tile)",
      plain<rlg::launch_ws_lean_descriptors<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
