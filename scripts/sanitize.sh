@@ -220,6 +220,11 @@ RUNS=(
   "bench hgemm --impl ours --variant 20 --m 300 --n 2056 --k 520"
   "bench hgemm --impl ours --variant 20 --m 136 --n 4096 --k 8"
   "bench hgemm --impl ours --variant 20 --m 256 --n 4096 --k 4096"
+  # HGEMM v21: v18 with the second half staged in the held ring stage (every dimension off the
+  # tile; a K tail of 8; one k-tile a tile, so the held stage goes back at the only k-tile)
+  "bench hgemm --impl ours --variant 21 --m 1000 --n 4000 --k 1000"
+  "bench hgemm --impl ours --variant 21 --m 2056 --n 4096 --k 72"
+  "bench hgemm --impl ours --variant 21 --m 2048 --n 4096 --k 64"
   # v18 and fused v11 in bf16: the halves in bf16 (every dimension off the tile; K tail)
   "bench hgemm --impl ours --variant 18 --dtype bf16 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 11 --dtype bf16 --m 2056 --n 4096 --k 72"

@@ -27,6 +27,7 @@
 #include "gemm/hgemm_17_pingpong.cuh"
 #include "gemm/hgemm_19_a_multicast.cuh"
 #include "gemm/hgemm_20_lean_descriptors.cuh"
+#include "gemm/hgemm_21_half_in_ring.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -128,6 +129,10 @@ constexpr Variant kVariants[] = {
      "each from its address (S41a, H100: 38% fewer instructions, 6% faster than v19 at "
      "256x4096², 7% slower than v9's tile)",
      plain<rlg::launch_ws_lean_descriptors<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {21, "half_in_ring",
+     "v18, the 128x256 tile's second half staged in the ring stage its last k-tile emptied, "
+     "not behind the first half's store (the wait ncu found at 4096³, S41a)",
+     plain<rlg::launch_ws_half_in_ring<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -85,6 +85,9 @@ struct WsCfg {
   static constexpr bool kClusterN = false;
   // v20 (WsCfgNLean): the wgmma descriptors built once and moved on by adds in the main loop.
   static constexpr bool kLeanDesc = false;
+  // v21 (WsCfgHalfInRing): the second half of v16's staging in the ring stage the tile's last
+  // k-tile emptied, held from the producer until the TMA store has read it.
+  static constexpr bool kHalfInRing = false;
   static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
   // The consumer warps that read a stage, each releasing it on its own: both warpgroups' (a
   // tile's halves), or v17's one (the stage belongs to its tile alone).
@@ -133,6 +136,17 @@ struct WsCfgN : WsCfg<128, BN_, STAGES_, 2, GROUP_M_, true> {
 template <int BN_, int STAGES_, int GROUP_M_>
 struct WsCfgNLean : WsCfgN<BN_, STAGES_, GROUP_M_> {
   static constexpr bool kLeanDesc = true;
+};
+
+// HGEMM v21's configuration (hgemm_21_half_in_ring.cuh): Base (v16's 128x256 tile staged in
+// halves), its second half staged in the ring stage the tile's last k-tile emptied, so the
+// warpgroup never waits for the first half's store to read the staging.
+template <class Base>
+struct WsCfgHalfInRing : Base {
+  static constexpr bool kHalfInRing = true;
+  static_assert(Base::kStageHalves && !Base::kStreamK && !Base::kPingpong && !Base::kClusterN &&
+                    2 * 64 * Base::kStoreCols * 2 <= Base::kBoxes * Base::kBoxBytes,
+                "v21: v16's halves on v14's schedule; both warpgroups' halves fit a stage's B");
 };
 
 // The configuration v12 runs: 128x256 tiles, 4 stages (4 x 48 KB + 32 KB parking + 1 KB =
@@ -410,6 +424,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         Cfg::kLeanDesc ? wg_desc(ring + Cfg::kABytes, Cfg::kBoxBytes, 1024) : 0;
     int s = 0, phase = 0;
     int turn = 0, mine = 0;  // v17: the cluster's tiles so far, and this warpgroup's
+    [[maybe_unused]] int held = -1;  // v21: the stage the last tile's second half is staged in
     ws_for_units<Cfg::kStreamK>(cluster, clusters, sched.total, k_tiles, sk, [&](int t, int k0,
                                                                               int k1) {
       if constexpr (Cfg::kPingpong) {
@@ -467,6 +482,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         wg_commit();
         wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage
         if (kt > k0) ws_release<CL>(&empty[prev], lane);
+        if constexpr (Cfg::kHalfInRing) {
+          // v21: the stage holding the last tile's second half goes back to the producers
+          // once its store has read it (by now, as a rule), for this warpgroup's 4 warps.
+          if (held >= 0) {
+            if (threadIdx.x % 128 == 0) {
+              tma_store_wait_all<true>();
+#pragma unroll
+              for (int w = 0; w < 4; ++w) ws_release<CL>(&empty[held], 0);
+            }
+            held = -1;
+          }
+        }
         if constexpr (StagesOperand<Epi>::value) {
           // Residual v11: the operand's copy into the staging, under the tile's second half,
           // once the previous tile's stores have read it (ws_staged_operand.cuh).
@@ -487,7 +514,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       wg_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < Cfg::kMBlocks; ++mi) wg_hold(d[mi]);
-      ws_release<CL>(&empty[prev], lane);  // the producer refills it while we store
+      if constexpr (Cfg::kHalfInRing)
+        held = prev;  // v21: the second half's staging, released in the next tile's loop
+      else
+        ws_release<CL>(&empty[prev], lane);  // the producer refills it while we store
       if constexpr (Cfg::kStreamK) {
         // v15: a unit that did not start its tile leaves its partial sums to the one that did,
         // which adds the others' before the functor (ws_stream_k.cuh).
@@ -504,7 +534,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         unsigned char *staging =
             reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::kStoreCols * 2;
         const int row0 = m0 + (Cfg::kPingpong ? 0 : cw * Cfg::kWgRows);
-        ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, row0, n0, 1 + cw, epi);
+        if constexpr (Cfg::kHalfInRing)
+          ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, row0, n0, 1 + cw, epi,
+                               ring + held * Cfg::kStageBytes + Cfg::kABytes +
+                                   cw * 64 * Cfg::kStoreCols * 2);
+        else
+          ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, row0, n0, 1 + cw, epi);
       } else
         ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
     });

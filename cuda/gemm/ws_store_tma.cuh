@@ -58,6 +58,9 @@ __device__ __forceinline__ void tma_store_wait_all() {
     asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
+// Named barrier of both consumer warpgroups (256 threads; 1 and 2 are each one's own).
+constexpr int kWsConsumersBar = 3;
+
 // One consumer warpgroup's 64 x BN results (d: the m64nBN accumulator layout, d[4j + q] at row
 // 16 warp + lane / 4 + 8 (q / 2), column 8j + 2 (lane % 4) + (q % 2)) through the functor to
 // C[row0 .., col0 ..] (elements of type T) by TMA, Cfg::kStoreCols columns at a time (all BN,
@@ -67,28 +70,38 @@ __device__ __forceinline__ void tma_store_wait_all() {
 // addresses follow the 128-byte swizzle the map was made with (16-byte chunk c of row r at
 // c ^ (r % 8)), so each 8-row matrix store touches 8 distinct bank groups. A functor with a
 // staged operand (StagesOperand) finds it in the staging at those same addresses (ldmatrix).
+// v21 (Cfg::kHalfInRing): the second half goes to `second`, this warpgroup's part of the ring
+// stage both warpgroups' last wgmmas read, once the other is past them too.
 template <class Cfg, class T, class Epi>
 __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned char *stage,
                                              const CUtensorMap *cmap, int M, int N, int row0,
-                                             int col0, int bar_id, const Epi &epi) {
+                                             int col0, int bar_id, const Epi &epi,
+                                             [[maybe_unused]] unsigned char *second = nullptr) {
+  static_assert(!Cfg::kHalfInRing || !StagesOperand<Epi>::value,
+                "v21: a staged operand would need its second half in the ring stage too");
   const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
   const int r_lo = 16 * warp + lane / 4;                      // this lane's rows: r_lo, r_lo + 8
   const int mrow = 16 * warp + lane % 8 + 8 * ((lane / 8) % 2);  // the row whose address it gives
   constexpr int kGroups = Cfg::kStoreCols / 8;                // 8-column groups per part
 #pragma unroll
   for (int part = 0; part < Cfg::BN / Cfg::kStoreCols; ++part) {
+    unsigned char *const stage_p = Cfg::kHalfInRing && part == 1 ? second : stage;
     // A staged operand (ws_staged_operand.cuh): this thread's copies landed; the barrier
     // makes every thread's visible to the warpgroup.
     if constexpr (StagesOperand<Epi>::value) cp_async_wait<0>();
-    if (t == 0) tma_store_wait_all<true>();
-    asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
+    if (Cfg::kHalfInRing && part == 1) {
+      asm volatile("bar.sync %0, 256;" ::"n"(kWsConsumersBar) : "memory");
+    } else {
+      if (t == 0) tma_store_wait_all<true>();
+      asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
+    }
 #pragma unroll
     for (int j = part * kGroups; j < (part + 1) * kGroups; j += 2) {
       [[maybe_unused]] float staged[2][4];  // a staged operand at this thread's elements
       if constexpr (StagesOperand<Epi>::value) {
         // At the addresses this thread's stmatrix writes (below).
         const int cg = j - part * kGroups + (lane / 8) / 2;
-        const unsigned at = smem_addr(stage) + ws_staging_offset(cg, mrow);
+        const unsigned at = smem_addr(stage_p) + ws_staging_offset(cg, mrow);
         unsigned r[4];
         ldmatrix_x4(at, r[0], r[1], r[2], r[3]);
 #pragma unroll
@@ -126,7 +139,7 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
       }
       // Matrix i = lane / 8 of this x4: rows +8 for odd i, column group j + i / 2 (of the part).
       const int cg = j - part * kGroups + (lane / 8) / 2;
-      const unsigned addr = smem_addr(stage) + ws_staging_offset(cg, mrow);
+      const unsigned addr = smem_addr(stage_p) + ws_staging_offset(cg, mrow);
       stmatrix_x4(addr, pack_pair<T>(v[0][0], v[0][1]), pack_pair<T>(v[0][2], v[0][3]),
                   pack_pair<T>(v[1][0], v[1][1]), pack_pair<T>(v[1][2], v[1][3]));
     }
@@ -136,7 +149,7 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
 #pragma unroll
       for (int b = 0; b < Cfg::kStoreCols / 64; ++b) {
         const int c = col0 + part * Cfg::kStoreCols + 64 * b;
-        if (row0 < M && c < N) tma_store_2d(cmap, stage + b * 8192, c, row0);
+        if (row0 < M && c < N) tma_store_2d(cmap, stage_p + b * 8192, c, row0);
       }
       tma_store_commit();
     }
