@@ -225,6 +225,8 @@ RUNS=(
   "bench hgemm --impl ours --variant 21 --m 1000 --n 4000 --k 1000"
   "bench hgemm --impl ours --variant 21 --m 2056 --n 4096 --k 72"
   "bench hgemm --impl ours --variant 21 --m 2048 --n 4096 --k 64"
+  "bench gemm_bias_gelu --impl fused --variant 13 --m 1000 --n 4000 --k 1000"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 13 --m 2056 --n 4096 --k 72"
   # v18 and fused v11 in bf16: the halves in bf16 (every dimension off the tile; K tail)
   "bench hgemm --impl ours --variant 18 --dtype bf16 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 11 --dtype bf16 --m 2056 --n 4096 --k 72"

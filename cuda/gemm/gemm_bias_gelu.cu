@@ -10,7 +10,7 @@
 // gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_12_a_multicast.cuh"
+#include "gemm/gemm_bias_gelu_13_half_in_ring.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -82,6 +82,10 @@ constexpr Variant kVariants[] = {
      "A, bias + GELU in registers, stored by TMA (S39a, H100: 14% slower than v7 at 256x4096²)",
      19, rlg::launch_bias_gelu_a_multicast<0>, rlg::launch_bias_gelu_a_multicast<1>,
      rlg::bias_gelu_bf16_a_multicast},
+    {13, "half_in_ring",
+     "v11 on HGEMM v21: the 128x256 tile's second half staged in the ring stage its last "
+     "k-tile emptied, not behind the first half's store",
+     21, rlg::launch_bias_gelu_half_in_ring<0>, rlg::launch_bias_gelu_half_in_ring<1>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
