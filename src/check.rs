@@ -191,8 +191,8 @@ mod tests {
         }
     }
 
-    /// bf16: the GEMM families check their bf16 variants (HGEMM v14, v18 and v19,
-    /// GEMM+bias+GELU v7, v11 and v12, GEMM+bias+residual v11) at every fixed shape and at
+    /// bf16: the GEMM families check their bf16 variants (HGEMM v14, v18, v19 and v21,
+    /// GEMM+bias+GELU v7, v11, v12 and v13, GEMM+bias+residual v11) at every fixed shape and at
     /// random ones, every case in bf16 (its records' and messages' dtype); the others have no
     /// bf16 case.
     #[test]

@@ -1,12 +1,13 @@
 // The GEMM family's bf16 launchers (defined in gemm_bf16.cu), which the variant tables of
 // hgemm.cu, gemm_bias_gelu.cu and gemm_residual.cu name in their bf16 column: the bf16 form of
-// each family's best step (HGEMM v18, GEMM+bias+GELU v11, GEMM+bias+residual v11) and of HGEMM
-// v14 / v19 and GEMM+bias+GELU v7 / v12 (gemm::BF16_FORMS, gemm_gelu::BF16_FORMS), the paths of
-// gemm/bf16_paths.cuh with the family's functor in bf16. They live in an object of their own so
-// that the fp16 tables' objects hold exactly the kernels they held before bf16: in one module
-// with the bf16 instantiations, which come first, the module's extern shared arrays were declared
-// in another order and ptxas put the fp16 warp-specialized kernel's dynamic shared base 64 bytes
-// lower (0x440, not 0x480: the same ring after its 1024-byte alignment, not the same SASS).
+// each family's best step (HGEMM v21, GEMM+bias+GELU v13, GEMM+bias+residual v11) and of HGEMM
+// v14 / v18 / v19 and GEMM+bias+GELU v7 / v11 / v12 (gemm::BF16_FORMS, gemm_gelu::BF16_FORMS),
+// the paths of gemm/bf16_paths.cuh with the family's functor in bf16. They live in an object of
+// their own so that the fp16 tables' objects hold exactly the kernels they held before bf16: in
+// one module with the bf16 instantiations, which come first, the module's extern shared arrays
+// were declared in another order and ptxas put the fp16 warp-specialized kernel's dynamic
+// shared base 64 bytes lower (0x440, not 0x480: the same ring after its 1024-byte alignment,
+// not the same SASS).
 // Arguments as the tables' fp16 launchers, already checked by the extern "C" launcher; bf16
 // data throughout.
 #pragma once
@@ -37,5 +38,11 @@ int hgemm_bf16_a_multicast(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, 
                            cudaStream_t s);
 int bias_gelu_bf16_a_multicast(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
                                int N, int K, int gelu_kind, cudaStream_t s);
+// HGEMM v21's and GEMM+bias+GELU v13's forms: v18's, the 128x256 tile's second half staged in
+// the ring stage its last k-tile emptied.
+int hgemm_bf16_half_in_ring(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                            cudaStream_t s);
+int bias_gelu_bf16_half_in_ring(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                                int N, int K, int gelu_kind, cudaStream_t s);
 
 }  // namespace rlg

@@ -65,4 +65,19 @@ int bias_gelu_bf16_a_multicast(const bf16 *A, const bf16 *B, const bf16 *bias, b
   return launch_bf16<WsHalves, true>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
 }
 
+// HGEMM v21's and GEMM+bias+GELU v13's forms: v18's widths with the 128x256 tile's second half
+// staged in the ring; last, for the same reason as v18's.
+int hgemm_bf16_half_in_ring(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                            cudaStream_t s) {
+  return launch_bf16<WsWidthsHalfInRing, false>(A, B, C, M, N, K, EpiIdentity{}, s);
+}
+
+int bias_gelu_bf16_half_in_ring(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                                int N, int K, int gelu_kind, cudaStream_t s) {
+  using W = WsWidthsHalfInRing;
+  if (gelu_kind == 0)
+    return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
+  return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
+}
+
 }  // namespace rlg

@@ -2,16 +2,17 @@
 // ladder (cuda/gemm/hgemm_NN_<name>.cuh, whose header says what the step changes and what it
 // measured) with the identity epilogue; each step builds on the one before it.
 //
-// bf16 (rl_hgemm_bf16): v18 (best), v19 and v14 have bf16 forms (gemm_bf16.cu: the paths of
-// gemm/bf16_paths.cuh at each one's widths, v19's pairs); v14's stays for GEMM+bias+residual
+// bf16 (rl_hgemm_bf16): v21 (best), v18, v19 and v14 have bf16 forms (gemm_bf16.cu: the paths
+// of gemm/bf16_paths.cuh at each one's widths, v19's pairs); v14's stays for GEMM+bias+residual
 // v11, whose plain twin it is.
 //
-// "best" is v18. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
+// "best" is v21. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
 // same table for `roofline list`):
 //   from 65 rows, 16-byte path, sm_90a, where a tile of 128 x 256/192/128 (64: above 512 rows)
 //                    keeps half of the tensor cores' time on C: the persistent warp-specialized
 //                    wgmma kernel at that width (v13), TMA multicast, results stored by TMA (v14),
-//                    the 128x256 tile's half a tile at a time for a fourth stage (v18);
+//                    the 128x256 tile's half a tile at a time for a fourth stage (v18), its
+//                    second half in the ring stage its last k-tile emptied (v21);
 //   grids of a wave or more of 128x256 tiles (<= 1/4 of their area outside C) that no width
 //                    above took: v12's form of that kernel;
 //   17..64 rows      the 64x64 wgmma tile, K split over a cluster of 1-4 CTAs (v10), where its
@@ -49,7 +50,7 @@ struct Variant {
   const char *name;
   const char *summary;
   int (*launch)(const half *, const half *, half *, int, int, int, cudaStream_t);
-  // The variant's bf16 form (rl_hgemm_bf16), or null: v14, v18, v19 (gemm_bf16.cu, compiled
+  // The variant's bf16 form (rl_hgemm_bf16), or null: v14, v18, v19, v21 (gemm_bf16.cu, compiled
   // apart so that this file's fp16 kernels stay as they were).
   int (*bf16)(const bf16 *, const bf16 *, bf16 *, int, int, int, cudaStream_t);
 };
@@ -114,7 +115,7 @@ constexpr Variant kVariants[] = {
      "of its own, one's epilogue under the other's wgmmas (S37: 16-20% slower than v14)",
      plain<rlg::launch_ws_pingpong<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {18, "halves_whole_tiles",
-     "best: v16's tile stored in halves (a fourth stage) on v14's schedule: v14's widths, whole "
+     "v16's tile stored in halves (a fourth stage) on v14's schedule: v14's widths, whole "
      "tiles, no Stream-K cut (S38a: +2-3.4% over v14 where the 128x256 tile runs)",
      plain<rlg::launch_ws_halves_whole_tiles<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_halves},
@@ -130,9 +131,11 @@ constexpr Variant kVariants[] = {
      "256x4096², 7% slower than v9's tile)",
      plain<rlg::launch_ws_lean_descriptors<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {21, "half_in_ring",
-     "v18, the 128x256 tile's second half staged in the ring stage its last k-tile emptied, "
-     "not behind the first half's store (the wait ncu found at 4096³, S41a)",
-     plain<rlg::launch_ws_half_in_ring<rlg::kLoopLean, EpiIdentity>>, nullptr},
+     "best: v18, the 128x256 tile's second half staged in the ring stage its last k-tile "
+     "emptied, not behind the first half's store (S42a, H100: +0-0.5% at the squares, "
+     "+0.8-1.4% at 2048x8192x2048, 1.3% fewer cycles at 4096³)",
+     plain<rlg::launch_ws_half_in_ring<rlg::kLoopLean, EpiIdentity>>,
+     rlg::hgemm_bf16_half_in_ring},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
