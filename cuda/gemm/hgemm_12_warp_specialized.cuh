@@ -446,6 +446,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
         for (int i = 0; i < Cfg::kAcc; ++i) d[mi][i] = 0.0f;
       int prev = 0;
+      // Two k-tiles an iteration, one where a staged operand is copied in: what the compiler
+      // chooses for every other kernel here, but not for v21's on its own (its release check).
+#pragma unroll(StagesOperand<Epi>::value ? 1 : 2)
       for (int kt = k0; kt < k1; ++kt) {
         mbar_wait(&full[s], phase);
         if constexpr (Cfg::kPingpong)
@@ -485,13 +488,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if constexpr (Cfg::kHalfInRing) {
           // v21: the stage holding the last tile's second half goes back to the producers
           // once its store has read it (by now, as a rule), for this warpgroup's 4 warps.
-          if (held >= 0) {
-            if (threadIdx.x % 128 == 0) {
-              tma_store_wait_all<true>();
+          if (kt == k0 && held >= 0 && threadIdx.x % 128 == 0) {
+            tma_store_wait_all<true>();
 #pragma unroll
-              for (int w = 0; w < 4; ++w) ws_release<CL>(&empty[held], 0);
-            }
-            held = -1;
+            for (int w = 0; w < 4; ++w) ws_release<CL>(&empty[held], 0);
           }
         }
         if constexpr (StagesOperand<Epi>::value) {
