@@ -311,7 +311,16 @@ fn epilogue_bf16_forms_match_float64_and_cublaslt() {
         .map(|(v, _)| *v)
         .filter(|&v| gemm_residual::takes_bf16(v))
         .collect::<Vec<_>>();
-    assert_eq!((gelu_v.len(), res_v.len()), (3, 1));
+    assert_eq!(
+        gelu_v,
+        gemm_gelu::BF16_FORMS,
+        "the fused bf16 forms: best's and the candidates'"
+    );
+    assert_eq!(
+        res_v,
+        [gemm_residual::BEST],
+        "the residual's bf16 form: best's alone"
+    );
     let shapes = epilogue_shapes().chain(BF16_SHAPES.iter().copied());
     for (m, n, k) in shapes {
         for kind in [0, 1] {

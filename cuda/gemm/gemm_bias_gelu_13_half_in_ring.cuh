@@ -9,8 +9,9 @@
 // Prediction (before a GPU run): HGEMM v21's gain at the squares (+1-1.5% at 4096³ and
 // 8192³), so v13 / v21 about v11 / v18 (1.02-1.04 on the H100: the SFU floor stays); toward
 // 1.0x cuBLASLt's GELU_BIAS at 4096³ (v11 0.98x, S39a). Elsewhere v11's kernels.
-// Measured (S42a, an H100, two interleaved runs at 4096³): +1.0% over v11 both times;
-// 0.98x cuBLASLt's GELU_BIAS (v11 0.97x); v13 / v21 1.03-1.04 (v11 / v18 1.04). Best from S42.
+// Measured (S42a / S42b, an H100, four interleaved runs at 4096³): +0.7-1.2% over v11;
+// 0.98-0.99x cuBLASLt's GELU_BIAS (v11 0.97x); v13 / v21 1.03-1.04 (v11 / v18 1.04); bf16
+// +1.7% (0.975x cuBLASLt). Best from S42.
 #pragma once
 #include "gemm/gemm_bias_gelu_12_a_multicast.cuh"
 #include "gemm/hgemm_21_half_in_ring.cuh"
