@@ -84,8 +84,8 @@ constexpr Variant kVariants[] = {
      rlg::bias_gelu_bf16_a_multicast},
     {13, "half_in_ring",
      "best: v11 on HGEMM v21: the 128x256 tile's second half staged in the ring stage its "
-     "last k-tile emptied, not behind the first half's store (S42a, H100: +1.0% over v11 at "
-     "4096³, 0.98x cuBLASLt's GELU_BIAS)",
+     "last k-tile emptied, not behind the first half's store (S42a/b, H100: +0.7-1.2% over "
+     "v11 at 4096³, 0.98-0.99x cuBLASLt's GELU_BIAS)",
      21, rlg::launch_bias_gelu_half_in_ring<0>, rlg::launch_bias_gelu_half_in_ring<1>,
      rlg::bias_gelu_bf16_half_in_ring},
 };

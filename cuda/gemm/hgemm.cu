@@ -132,8 +132,8 @@ constexpr Variant kVariants[] = {
      plain<rlg::launch_ws_lean_descriptors<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {21, "half_in_ring",
      "best: v18, the 128x256 tile's second half staged in the ring stage its last k-tile "
-     "emptied, not behind the first half's store (S42a, H100: +0-0.5% at the squares, "
-     "+0.8-1.4% at 2048x8192x2048, 1.3% fewer cycles at 4096³)",
+     "emptied, not behind the first half's store (S42a/b, H100: +0-0.5% at the squares, "
+     "+1.2% in bf16 at 4096³, +0.8-1.4% at 2048x8192x2048)",
      plain<rlg::launch_ws_half_in_ring<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_half_in_ring},
 };

@@ -364,8 +364,8 @@ pub const FAMILY: Family = Family {
                    half a tile at a time for a fourth stage (v18), its second half in the \
                    ring stage its last k-tile emptied (v21)",
             why: "0.96x / 0.99x / 1.01x cuBLAS at 2048 / 4096 / 8192^3 (v18, S38a; v14 0.94 \
-                  / 0.95 / 0.99); v21 +0-0.5% over v18 at the squares, +0.8-1.4% at \
-                  2048x8192x2048 (S42a, H100)",
+                  / 0.95 / 0.99); v21 +0-0.5% over v18 at the squares, +1.2% in bf16 \
+                  at 4096^3, +0.8-1.4% at 2048x8192x2048 (S42a/b, H100)",
         },
         Dispatch {
             shapes: "grids of a wave or more of 128x256 tiles (at most 1/4 of their area \
