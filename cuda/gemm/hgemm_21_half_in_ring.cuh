@@ -15,14 +15,14 @@
 // H100), +1.5-2% at 2048³ (more tiles per SM's time), the same at the other widths. Risk: the
 // held stage's refill comes ~1 k cycles later; the consumer needs it three k-tiles (~3 k
 // cycles) into the next tile, so it should land in time.
-// Measured (S42a, an H100, two interleaved runs each, medians of cold kernel time): against
-// v18, +0.3/+0.5% at 4096³, +0.0/+0.1% at 8192³, -0.7/+0.9% at 2048³ (noise), +0.8-1.4% at
-// 2048x8192x2048; ncu at 4096³: 287.1 k cycles (v18 290.9 k, cuBLAS 285.5 k, S41a), 35.3 M
-// instructions (v18 30.5 M: the release check in the k-loop stops its unroll by two). Less
-// than predicted. Its k-loop then ran unrolled by one (the release check); unrolled by two
-// again (S42b: v18's 30.7 M instructions, the same time within the noise: +0.0/+0.4% over
-// v18 at 4096³, +1.2% in bf16, 0.98x / 0.995x cuBLAS). Correct (the GPU tests, the
-// sanitizer's lines clean, check --random 500 in fp16 and bf16); best from S42.
+// Measured (S42a, an H100, two interleaved runs, medians of cold kernel time), its k-loop not
+// unrolled then (the release check kept the compiler from it): against v18 +0.3/+0.5% at
+// 4096³, +0.0/+0.1% at 8192³, -0.7/+0.9% at 2048³ (noise), +0.8-1.4% at 2048x8192x2048; ncu at
+// 4096³ 287.1 k cycles (v18 290.9 k, cuBLAS 285.5 k, S41a), 35.3 M instructions (v18 30.5 M).
+// Unrolled by two again (S42b): v18's 30.7 M instructions, the same time within the noise
+// (+0.0/+0.4% over v18 at 4096³, +1.2% in bf16; 0.98x / 0.995x cuBLAS). Less than predicted.
+// Correct (the GPU tests, the sanitizer's lines, check --random 500 in fp16 and bf16); best
+// from S42.
 #pragma once
 #include "gemm/hgemm_18_halves_whole_tiles.cuh"
 
