@@ -227,6 +227,18 @@ RUNS=(
   "bench hgemm --impl ours --variant 21 --m 2048 --n 4096 --k 64"
   "bench gemm_bias_gelu --impl fused --variant 13 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 13 --m 2056 --n 4096 --k 72"
+  # v21 and fused v13 in bf16: the held stage in bf16 (every dimension off the tile; K tail)
+  "bench hgemm --impl ours --variant 21 --dtype bf16 --m 1000 --n 4000 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 13 --dtype bf16 --m 2056 --n 4096 --k 72"
+  # HGEMM v22 / fused v14: v21 with the lean descriptors at every width (v13's shapes for the
+  # 128 x 64 / 128 / 192 widths, v21's for the 256 one: a K tail of 8, one k-tile a tile)
+  "bench hgemm --impl ours --variant 22 --m 777 --n 1000 --k 72"
+  "bench hgemm --impl ours --variant 22 --m 1000 --n 2040 --k 1000"
+  "bench hgemm --impl ours --variant 22 --m 777 --n 3000 --k 520"
+  "bench hgemm --impl ours --variant 22 --m 2056 --n 4096 --k 72"
+  "bench hgemm --impl ours --variant 22 --m 2048 --n 4096 --k 64"
+  "bench gemm_bias_gelu --impl fused --variant 14 --m 1000 --n 4000 --k 1000"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 14 --m 777 --n 3000 --k 520"
   # v18 and fused v11 in bf16: the halves in bf16 (every dimension off the tile; K tail)
   "bench hgemm --impl ours --variant 18 --dtype bf16 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 11 --dtype bf16 --m 2056 --n 4096 --k 72"

@@ -10,7 +10,7 @@
 // (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_13_half_in_ring.cuh"
+#include "gemm/gemm_bias_gelu_14_lean_everywhere.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -88,6 +88,10 @@ constexpr Variant kVariants[] = {
      "v11 at 4096³, 0.98-0.99x cuBLASLt's GELU_BIAS)",
      21, rlg::launch_bias_gelu_half_in_ring<0>, rlg::launch_bias_gelu_half_in_ring<1>,
      rlg::bias_gelu_bf16_half_in_ring},
+    {14, "lean_everywhere",
+     "v13 on HGEMM v22: v20's lean wgmma descriptors at every tile width (not measured yet)",
+     22, rlg::launch_bias_gelu_lean_everywhere<0>, rlg::launch_bias_gelu_lean_everywhere<1>,
+     nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -29,6 +29,7 @@
 #include "gemm/hgemm_19_a_multicast.cuh"
 #include "gemm/hgemm_20_lean_descriptors.cuh"
 #include "gemm/hgemm_21_half_in_ring.cuh"
+#include "gemm/hgemm_22_lean_everywhere.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -136,6 +137,10 @@ constexpr Variant kVariants[] = {
      "+1.2% in bf16 at 4096³, +0.8-1.4% at 2048x8192x2048)",
      plain<rlg::launch_ws_half_in_ring<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_half_in_ring},
+    {22, "lean_everywhere",
+     "v21, with v20's lean wgmma descriptors at every tile width: built once, moved on by "
+     "adds, not rebuilt before each wgmma (not measured yet)",
+     plain<rlg::launch_ws_lean_everywhere<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

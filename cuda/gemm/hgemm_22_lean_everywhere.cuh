@@ -1,0 +1,44 @@
+// HGEMM v22 "lean_everywhere": v21 with v20's lean wgmma descriptors at every tile width
+// (128 x 256 / 192 / 128 / 64): each consumer warpgroup builds its A and B descriptors once and
+// moves them on by adds (stage s, k-step kk: stage 0's descriptor plus the byte offset / 16),
+// where v21 builds each one from its shared address before every wgmma. The other paths are
+// v21's.
+//
+// Why: Nsight Compute at 4096³ (S41a / S42b, an H100) counts ~30.7 M instructions for v18 /
+// v21 against 17.2 M for cuBLAS's kernel of the same tile area, the ALU pipe at 13% against
+// 3%; at 256x4096² the lean descriptors took v19's 128x64 pairs from 6.47 M to 3.99 M
+// instructions and 6% of their time (v20, S41a). The narrower widths pay more of it per FLOP:
+// 1024x14336x4096 runs the 128x128 width at 0.94-0.955x cuBLAS (S40a, S42a).
+//
+// Prediction (before a GPU run): ~0.6x v21's instructions; +0-1% at 4096³ / 8192³ (the
+// 128x256 loop waits on its wgmmas, not on its issue), +1-3% where the 128x128 / 192 widths
+// run (1024x14336x4096, 256x11008x4096). Risk: none for correctness beyond v20's (the same
+// descriptor arithmetic; every operand below 256 KB of shared memory, so the 14-bit address
+// field never carries).
+// Measured: not yet.
+#pragma once
+#include "gemm/hgemm_21_half_in_ring.cuh"
+
+namespace rlg {
+
+// Base's configuration with v20's lean descriptors.
+template <class Base>
+struct WsCfgLeanDesc : Base {
+  static constexpr bool kLeanDesc = true;
+};
+
+// v21's widths, every one with the lean descriptors.
+struct WsWidthsLean : WsWidthsHalfInRing {
+  using N256 = WsCfgLeanDesc<WsWidthsHalfInRing::N256>;
+  using N192 = WsCfgLeanDesc<WsWidthsHalfInRing::N192>;
+  using N128 = WsCfgLeanDesc<WsWidthsHalfInRing::N128>;
+  using N64 = WsCfgLeanDesc<WsWidthsHalfInRing::N64>;
+};
+
+template <int LOOP, class Epi>
+int launch_ws_lean_everywhere(const half *A, const half *B, half *C, int M, int N, int K,
+                              const Epi &epi, cudaStream_t stream) {
+  return launch_ws_widths<WsWidthsLean, LOOP>(A, B, C, M, N, K, epi, stream);
+}
+
+}  // namespace rlg
