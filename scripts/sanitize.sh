@@ -239,6 +239,10 @@ RUNS=(
   "bench hgemm --impl ours --variant 22 --m 2048 --n 4096 --k 64"
   "bench gemm_bias_gelu --impl fused --variant 14 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 14 --m 777 --n 3000 --k 520"
+  # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
+  "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
+  "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 14 --dtype bf16 --m 2056 --n 4096 --k 72"
   # v18 and fused v11 in bf16: the halves in bf16 (every dimension off the tile; K tail)
   "bench hgemm --impl ours --variant 18 --dtype bf16 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 11 --dtype bf16 --m 2056 --n 4096 --k 72"

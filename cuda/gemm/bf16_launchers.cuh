@@ -1,7 +1,8 @@
 // The GEMM family's bf16 launchers (defined in gemm_bf16.cu), which the variant tables of
 // hgemm.cu, gemm_bias_gelu.cu and gemm_residual.cu name in their bf16 column: the bf16 form of
-// each family's best step (HGEMM v21, GEMM+bias+GELU v13, GEMM+bias+residual v11) and of HGEMM
-// v14 / v18 / v19 and GEMM+bias+GELU v7 / v11 / v12 (gemm::BF16_FORMS, gemm_gelu::BF16_FORMS),
+// each family's best step (HGEMM v22, GEMM+bias+GELU v14, GEMM+bias+residual v11) and of HGEMM
+// v14 / v18 / v19 / v21 and GEMM+bias+GELU v7 / v11 / v12 / v13 (gemm::BF16_FORMS,
+// gemm_gelu::BF16_FORMS),
 // the paths of gemm/bf16_paths.cuh with the family's functor in bf16. They live in an object of
 // their own so that the fp16 tables' objects hold exactly the kernels they held before bf16: in
 // one module with the bf16 instantiations, which come first, the module's extern shared arrays
@@ -44,5 +45,11 @@ int hgemm_bf16_half_in_ring(const bf16 *A, const bf16 *B, bf16 *C, int M, int N,
                             cudaStream_t s);
 int bias_gelu_bf16_half_in_ring(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
                                 int N, int K, int gelu_kind, cudaStream_t s);
+// HGEMM v22's and GEMM+bias+GELU v14's forms: v21's, the wgmma descriptors moved on by adds at
+// every width.
+int hgemm_bf16_lean_everywhere(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                               cudaStream_t s);
+int bias_gelu_bf16_lean_everywhere(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C,
+                                   int M, int N, int K, int gelu_kind, cudaStream_t s);
 
 }  // namespace rlg

@@ -1,11 +1,11 @@
 // The GEMM family in bf16 (issue 42): C = epi(A.B) with A, B, C and the functor's operands in
 // bf16 (__nv_bfloat16), fp32 accumulation, one rounding to bf16 at the store. Not a step of the
-// ladder but the bf16 form of its best: HGEMM v21 and GEMM+bias+GELU v13 (at v21's widths) and
+// ladder but the bf16 form of its best: HGEMM v22 and GEMM+bias+GELU v14 (at v22's widths) and
 // GEMM+bias+residual v11 (its staged kernel first where it suits the shape, else v14's widths)
 // launch this (rl_*_bf16, through gemm_bf16.cu), and so do HGEMM v14 (the residual's plain
-// twin), HGEMM v18 / GEMM+bias+GELU v11 (v18's widths), GEMM+bias+GELU v7, and HGEMM v19 /
-// GEMM+bias+GELU v12 (v18's widths, then v19's 128x64 pairs along N where no width suits the
-// shape); no other variant has a bf16 form (the tables' bf16 column).
+// twin), HGEMM v18 / v21 and GEMM+bias+GELU v11 / v13 (their widths), GEMM+bias+GELU v7, and
+// HGEMM v19 / GEMM+bias+GELU v12 (v18's widths, then v19's 128x64 pairs along N where no width
+// suits the shape); no other variant has a bf16 form (the tables' bf16 column).
 //
 // What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the same table):
 //   from 65 rows where a tile width keeps half of the tensor cores' time on C, 16-byte path,
@@ -26,7 +26,7 @@
 // datasheet); the small-M shapes run one wgmma tile where fp16 has a path per M.
 #pragma once
 #include "gemm/hgemm_19_a_multicast.cuh"
-#include "gemm/hgemm_21_half_in_ring.cuh"
+#include "gemm/hgemm_22_lean_everywhere.cuh"
 
 namespace rlg {
 

@@ -80,4 +80,19 @@ int bias_gelu_bf16_half_in_ring(const bf16 *A, const bf16 *B, const bf16 *bias, 
   return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
 }
 
+// HGEMM v22's and GEMM+bias+GELU v14's forms: v21's widths with the lean wgmma descriptors;
+// last, for the same reason as v18's.
+int hgemm_bf16_lean_everywhere(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                               cudaStream_t s) {
+  return launch_bf16<WsWidthsLean, false>(A, B, C, M, N, K, EpiIdentity{}, s);
+}
+
+int bias_gelu_bf16_lean_everywhere(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C,
+                                   int M, int N, int K, int gelu_kind, cudaStream_t s) {
+  using W = WsWidthsLean;
+  if (gelu_kind == 0)
+    return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
+  return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
+}
+
 }  // namespace rlg

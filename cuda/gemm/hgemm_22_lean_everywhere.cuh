@@ -15,7 +15,14 @@
 // run (1024x14336x4096, 256x11008x4096). Risk: none for correctness beyond v20's (the same
 // descriptor arithmetic; every operand below 256 KB of shared memory, so the 14-bit address
 // field never carries).
-// Measured: not yet.
+// Measured (S43a, the H200, two interleaved runs, medians of cold kernel time, µs; v21 / v22 /
+// cuBLAS): 4096³ 183.4 / 183.1 / 181.9 and 183.7 / 182.9 / 184.3 (+0.2 / +0.4%), 8192³ 1471 /
+// 1464 / 1475 and 1473 / 1461 / 1476 (+0.5 / +0.8%: 1.007-1.011x cuBLAS), 2048³ level (0.95x),
+// 1024x14336x4096 180.6 / 167.8 / 173.5 and 177.1 / 167.8 / 173.5 (+5.5-7.6%: 1.03x cuBLAS),
+// 256x11008x4096 +0.5 / +4.5% (0.97 / 1.01x), 2048x8192x2048 level (1.00x); the 128x64 width
+// forced at 256x4096² 21.1 against v21's 22.8 (v9's tile, which runs there, 22.0). As predicted
+// at the squares; more than predicted where the 128-wide tile runs. Correct (`gpu_gemm`, the
+// sanitizer's five v22 lines clean, S43b); best from S43.
 #pragma once
 #include "gemm/hgemm_21_half_in_ring.cuh"
 

@@ -21,11 +21,12 @@ use rand_chacha::ChaCha8Rng;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v21 "half_in_ring" (cuda/gemm/hgemm_21_half_in_ring.cuh): v14's
-/// widths with the 128x256 tile staged in halves for a fourth stage (v18), the second half in
-/// the ring stage its last k-tile emptied. What it runs at which shapes is `FAMILY.dispatch`
-/// (the same table as the comment of cuda/gemm/hgemm.cu); docs/perf-log.md has the figures.
-pub const BEST: u32 = 21;
+/// The variant "best" means: v22 "lean_everywhere" (cuda/gemm/hgemm_22_lean_everywhere.cuh):
+/// v14's widths with the 128x256 tile staged in halves for a fourth stage (v18), the second half
+/// in the ring stage its last k-tile emptied (v21), the wgmma descriptors moved on by adds at
+/// every width. What it runs at which shapes is `FAMILY.dispatch` (the same table as the comment
+/// of cuda/gemm/hgemm.cu); docs/perf-log.md has the figures.
+pub const BEST: u32 = 22;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -57,9 +58,9 @@ pub fn best_in(dtype: Dtype) -> u32 {
 }
 
 /// The HGEMM variants with a bf16 form (cuda/gemm/hgemm.cu's bf16 column; the tests hold the
-/// table to it): best (v21), v18 and v19 (the step before it and the 128x64 pairs, measured
-/// against it) and v14, GEMM+bias+residual v11's plain twin.
-pub const BF16_FORMS: [u32; 4] = [14, 18, 19, 21];
+/// table to it): best (v22), v18, v19 and v21 (the steps before it and the 128x64 pairs,
+/// measured against it) and v14, GEMM+bias+residual v11's plain twin.
+pub const BF16_FORMS: [u32; 5] = [14, 18, 19, 21, 22];
 
 /// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
 pub fn takes_bf16(v: u32) -> bool {
@@ -358,14 +359,14 @@ pub const FAMILY: Family = Family {
         Dispatch {
             shapes: "M >= 65 where a tile of 128 x 256/192/128 (64: M > 512) keeps half of the \
                      tensor cores' time on C; N, K multiples of 8",
-            runs: "v21: the persistent warp-specialized wgmma kernel (TMA multicast over a \
+            runs: "v22: the persistent warp-specialized wgmma kernel (TMA multicast over a \
                    cluster of 2) at the width with the fewest waves per speed (v13), results \
                    stored by TMA from stmatrix'ed shared memory (v14), the 128x256 tile's \
                    half a tile at a time for a fourth stage (v18), its second half in the \
-                   ring stage its last k-tile emptied (v21)",
-            why: "0.96x / 0.99x / 1.01x cuBLAS at 2048 / 4096 / 8192^3 (v18, S38a; v14 0.94 \
-                  / 0.95 / 0.99); v21 +0-0.5% over v18 at the squares, +1.2% in bf16 \
-                  at 4096^3, +0.8-1.4% at 2048x8192x2048 (S42a/b, H100)",
+                   ring stage its last k-tile emptied (v21), the wgmma descriptors moved on \
+                   by adds (v22)",
+            why: "0.95x / 0.99-1.01x / 1.01x cuBLAS at 2048 / 4096 / 8192^3, 1.03x at \
+                  1024x14336x4096 (v22, S43a, H200; v21 0.95 / 0.99-1.00 / 1.00, 0.96-0.98)",
         },
         Dispatch {
             shapes: "grids of a wave or more of 128x256 tiles (at most 1/4 of their area \
@@ -411,7 +412,8 @@ pub const FAMILY: Family = Family {
             why: "the fastest WMMA tile per shape by v6's cost model",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v14, v18 / v21 at their widths, v19 with its pairs): \
+            shapes: "bf16 (--dtype bf16: v14, v18 / v21 / v22 at their widths, v19 with its \
+                     pairs): \
                      where that kernel or v12's runs in fp16",
             runs: "the same warp-specialized kernel in bf16 (wgmma .bf16, bf16 tensor maps and \
                    stores; cuda/gemm/bf16_paths.cuh)",

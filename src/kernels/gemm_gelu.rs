@@ -52,10 +52,10 @@ impl GeluImpl {
     }
 }
 
-/// The variant "best" means: v13 "half_in_ring" (cuda/gemm/gemm_bias_gelu_13_half_in_ring.cuh):
-/// HGEMM v21's kernels (its plain twin) with bias and GELU applied before the store on every M
-/// path; docs/perf-log.md has the figures.
-pub const BEST: u32 = 13;
+/// The variant "best" means: v14 "lean_everywhere"
+/// (cuda/gemm/gemm_bias_gelu_14_lean_everywhere.cuh): HGEMM v22's kernels (its plain twin) with
+/// bias and GELU applied before the store on every M path; docs/perf-log.md has the figures.
+pub const BEST: u32 = 14;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -72,8 +72,8 @@ pub fn variants() -> Vec<(u32, String)> {
 }
 
 /// The fused variants with a bf16 form (cuda/gemm/gemm_bias_gelu.cu's bf16 column; the tests
-/// hold the table to it): best (v13), v11, v7 and v12.
-pub const BF16_FORMS: [u32; 4] = [7, 11, 12, 13];
+/// hold the table to it): best (v14), v13, v11, v7 and v12.
+pub const BF16_FORMS: [u32; 5] = [7, 11, 12, 13, 14];
 
 /// Whether fused variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
 pub fn takes_bf16(v: u32) -> bool {
@@ -380,8 +380,8 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "where hgemm v21 runs its warp-specialized kernel (a width per shape)",
-            runs: "HGEMM v21's kernel with the bias + GELU functor in the consumers' registers, \
+            shapes: "where hgemm v22 runs its warp-specialized kernel (a width per shape)",
+            runs: "HGEMM v22's kernel with the bias + GELU functor in the consumers' registers, \
                    the tile stored by TMA (the 128x256 tile in halves, the second in the ring)",
             why: "the plain GEMM's kernel with one more functor (v7 on HGEMM v14: 0.97x \
                   cuBLASLt's GELU_BIAS at 4096^3; 1.04x / 1.09x our plain GEMM at 4096^3 / \
@@ -406,9 +406,10 @@ pub const FAMILY: Family = Family {
             why: "keeps the copies' source registers apart at 255 registers (VK: -2.3% at 4096^3)",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v7, v11, v12 and v13, as HGEMM v14, v18, v19 and \
-                     v21)",
-            runs: "hgemm's bf16 paths (v14's, v18's, v19's or v21's kernels, else v12's, else \
+            shapes: "bf16 (--dtype bf16: v7, v11, v12, v13 and v14, as HGEMM v14, v18, v19, \
+                     v21 and v22)",
+            runs: "hgemm's bf16 paths (v14's, v18's, v19's, v21's or v22's kernels, else v12's, \
+                   else \
                    v9's tile at any M, else v1's) with the functor in bf16, the bias in bf16",
             why: "the fp16 kernels' bf16 forms (figures: docs/perf-log.md)",
         },
