@@ -239,6 +239,12 @@ RUNS=(
   "bench hgemm --impl ours --variant 22 --m 2048 --n 4096 --k 64"
   "bench gemm_bias_gelu --impl fused --variant 14 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 14 --m 777 --n 3000 --k 520"
+  # HGEMM v23 / fused v15: the lean 64-wide tile at mid M (an odd number of tile rows, a CTA
+  # wholly below M, a K tail; 200 rows: the pair's second tile partly past M; K = 8)
+  "bench hgemm --impl ours --variant 23 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 23 --m 200 --n 4104 --k 136"
+  "bench hgemm --impl ours --variant 23 --dtype bf16 --m 136 --n 4096 --k 8"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 15 --m 300 --n 2056 --k 520"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

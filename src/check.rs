@@ -191,10 +191,9 @@ mod tests {
         }
     }
 
-    /// bf16: the GEMM families check their bf16 variants (HGEMM v14, v18, v19, v21 and v22,
-    /// GEMM+bias+GELU v7, v11, v12, v13 and v14, GEMM+bias+residual v11) at every fixed shape
-    /// and at random ones, every case in bf16 (its records' and messages' dtype); the others
-    /// have no bf16 case.
+    /// bf16: the GEMM families check their bf16 variants (HGEMM's and GEMM+bias+GELU's
+    /// BF16_FORMS, GEMM+bias+residual v11) at every fixed shape and at random ones, every case
+    /// in bf16 (its records' and messages' dtype); the others have no bf16 case.
     #[test]
     fn bf16_cases_run_the_variants_with_a_bf16_form_in_bf16() {
         use crate::kernels::{gemm, gemm_gelu, gemm_residual};

@@ -485,8 +485,8 @@ fn list_json_names_every_family_and_bench_and_check_take_each() {
 }
 
 /// `list` says which variants take `--dtype bf16`: the GEMM families' best and the candidates
-/// (their BF16_FORMS: HGEMM v14, v18, v19, v21 and v22, GEMM+bias+GELU v7, v11-v14),
-/// marked in the text and in the JSON (each variant's and family's `dtypes`); the rest fp16.
+/// (their BF16_FORMS), marked in the text and in the JSON (each variant's and family's
+/// `dtypes`); the rest fp16.
 #[test]
 fn list_says_which_variants_take_bf16() {
     let r = run(&["list", "--json"]);

@@ -1,8 +1,7 @@
 //! GPU tests: every HGEMM variant and every path of the GEMM family's epilogues (bias+GELU,
 //! bias+residual) is correct at odd shapes (against float64 CPU and cuBLAS / cuBLASLt), with
-//! random inputs and poisoned outputs; and so are the bf16 forms (HGEMM v14, v18, v19, v21 and
-//! v22, GEMM+bias+GELU v7, v11, v12, v13 and v14, GEMM+bias+residual v11) against float64 and
-//! the libraries in bf16.
+//! random inputs and poisoned outputs; and so are the bf16 forms (HGEMM's and GEMM+bias+GELU's
+//! BF16_FORMS, GEMM+bias+residual v11) against float64 and the libraries in bf16.
 
 use roofline_lab::gpu::Gpu;
 use roofline_lab::kernels::gemm::{self, HgemmCase};
@@ -257,7 +256,7 @@ fn bf16_shapes() -> impl Iterator<Item = (u64, u64, u64)> {
         .copied()
 }
 
-/// HGEMM's bf16 forms (v14, v18, v19, v21 and v22 in bf16) against float64 (bf16 inputs, GEMM_BF16's
+/// HGEMM's bf16 forms (gemm::BF16_FORMS) against float64 (bf16 inputs, GEMM_BF16's
 /// tolerance) and cuBLAS in bf16, element by element, at every shape; cuBLAS's own bf16 result
 /// against float64 at the same shapes.
 #[test]
@@ -290,8 +289,8 @@ fn hgemm_bf16_form_matches_float64_and_cublas_at_odd_shapes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The fused forms in bf16 (GEMM+bias+GELU v7, v11, v12, v13 and v14, both GELU forms, and
-/// GEMM+bias+residual v11: the functors' bf16 forms, the bias and R in bf16) on every M path
+/// The fused forms in bf16 (gemm_gelu::BF16_FORMS, both GELU forms, and GEMM+bias+residual
+/// v11: the functors' bf16 forms, the bias and R in bf16) on every M path
 /// the bf16 paths take, against float64, with cuBLASLt's bf16 epilogues beside them
 /// (GELU_BIAS, tanh; BIAS with beta = 1 on C = R, which is also the residual form's
 /// element-by-element reference).

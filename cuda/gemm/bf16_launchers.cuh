@@ -51,5 +51,11 @@ int hgemm_bf16_lean_everywhere(const bf16 *A, const bf16 *B, bf16 *C, int M, int
                                cudaStream_t s);
 int bias_gelu_bf16_lean_everywhere(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C,
                                    int M, int N, int K, int gelu_kind, cudaStream_t s);
+// HGEMM v23's and GEMM+bias+GELU v15's forms: v22's kernels, the 64-wide one at 65..512 rows
+// too (no new kernel: the same configurations, another choice).
+int hgemm_bf16_n64_mid_m(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                         cudaStream_t s);
+int bias_gelu_bf16_n64_mid_m(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                             int N, int K, int gelu_kind, cudaStream_t s);
 
 }  // namespace rlg

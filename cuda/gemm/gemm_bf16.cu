@@ -95,4 +95,19 @@ int bias_gelu_bf16_lean_everywhere(const bf16 *A, const bf16 *B, const bf16 *bia
   return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
 }
 
+// HGEMM v23's and GEMM+bias+GELU v15's forms: v22's kernels, the 64-wide one at 65..512 rows
+// where the cost model picks it.
+int hgemm_bf16_n64_mid_m(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                         cudaStream_t s) {
+  return launch_bf16<WsWidthsN64MidM, false>(A, B, C, M, N, K, EpiIdentity{}, s);
+}
+
+int bias_gelu_bf16_n64_mid_m(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                             int N, int K, int gelu_kind, cudaStream_t s) {
+  using W = WsWidthsN64MidM;
+  if (gelu_kind == 0)
+    return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
+  return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
+}
+
 }  // namespace rlg

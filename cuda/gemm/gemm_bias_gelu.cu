@@ -10,7 +10,7 @@
 // (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_14_lean_everywhere.cuh"
+#include "gemm/gemm_bias_gelu_15_n64_mid_m.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -28,7 +28,7 @@ struct Variant {
   int plain_twin;  // the HGEMM variant whose kernels it runs
   Launch tanh;     // gelu_kind 0
   Launch erf;      // gelu_kind 1
-  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: v7, v11-v14
+  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: v7, v11-v15
 };
 
 constexpr Variant kVariants[] = {
@@ -93,6 +93,11 @@ constexpr Variant kVariants[] = {
      "+0.8-2.6% over v13 at 4096³, 0.99-1.00x cuBLASLt's GELU_BIAS)",
      22, rlg::launch_bias_gelu_lean_everywhere<0>, rlg::launch_bias_gelu_lean_everywhere<1>,
      rlg::bias_gelu_bf16_lean_everywhere},
+    {15, "n64_mid_m",
+     "v14 on HGEMM v23: the lean 64-wide tile also at 65..512 rows where the cost model picks "
+     "it, not v9's tile (not measured yet)",
+     23, rlg::launch_bias_gelu_n64_mid_m<0>, rlg::launch_bias_gelu_n64_mid_m<1>,
+     rlg::bias_gelu_bf16_n64_mid_m},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -30,7 +30,7 @@
 #include "gemm/hgemm_19_a_multicast.cuh"
 #include "gemm/hgemm_20_lean_descriptors.cuh"
 #include "gemm/hgemm_21_half_in_ring.cuh"
-#include "gemm/hgemm_22_lean_everywhere.cuh"
+#include "gemm/hgemm_23_n64_mid_m.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -52,7 +52,7 @@ struct Variant {
   const char *name;
   const char *summary;
   int (*launch)(const half *, const half *, half *, int, int, int, cudaStream_t);
-  // The variant's bf16 form (rl_hgemm_bf16), or null: v14, v18, v19, v21, v22 (gemm_bf16.cu, compiled
+  // The variant's bf16 form (rl_hgemm_bf16), or null: v14, v18, v19, v21-v23 (gemm_bf16.cu, compiled
   // apart so that this file's fp16 kernels stay as they were).
   int (*bf16)(const bf16 *, const bf16 *, bf16 *, int, int, int, cudaStream_t);
 };
@@ -144,6 +144,10 @@ constexpr Variant kVariants[] = {
      "at 4096³)",
      plain<rlg::launch_ws_lean_everywhere<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_lean_everywhere},
+    {23, "n64_mid_m",
+     "v22, with its 64-wide tile also at 65..512 rows where the cost model picks it (v9's tile "
+     "ran there; forced, v22's was 4-5% faster at 256x4096xK, S43; not measured as a step yet)",
+     plain<rlg::launch_ws_n64_mid_m<rlg::kLoopLean, EpiIdentity>>, rlg::hgemm_bf16_n64_mid_m},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -53,6 +53,9 @@ struct WsWidths {
   using N192 = WsCfg<128, 192, 4, 2, 8, TMA_STORE, STREAM_K>;
   using N128 = WsCfg<128, 128, 6, 2, 8, TMA_STORE, STREAM_K>;
   using N64 = WsCfg<128, 64, 8, 2, 8, TMA_STORE, STREAM_K>;
+  // HGEMM v23 (WsWidthsN64MidM): the 64-wide tile also at 65..512 rows, where v9's tile runs
+  // otherwise.
+  static constexpr bool kN64MidM = false;
 };
 static_assert(std::is_same_v<WsWidths<false>::N256, WsTile>, "v13's widest tile is v12's");
 
@@ -112,7 +115,8 @@ int ws_width_for(int M, int N, double *cost = nullptr) {
     // path there) measured 1.04-1.06x faster than this kernel's (S34f: 256x4096x4096 22.4 vs
     // 23.3 us, 256x4096x11008); above 512 rows the alternative is WMMA (1024³: 0.58x cuBLAS
     // against 0.82x here).
-    if (widths[i] == 64 && M <= 512 && forced == 0) continue;
+    // v23 lifts it (W::kN64MidM): its lean descriptors made the 64-wide kernel the faster one.
+    if (widths[i] == 64 && M <= 512 && forced == 0 && !W::kN64MidM) continue;
     if (forced != 0) {
       if (widths[i] == forced) best = i;
       continue;

@@ -72,8 +72,8 @@ pub fn variants() -> Vec<(u32, String)> {
 }
 
 /// The fused variants with a bf16 form (cuda/gemm/gemm_bias_gelu.cu's bf16 column; the tests
-/// hold the table to it): best (v14), v13, v11, v7 and v12.
-pub const BF16_FORMS: [u32; 5] = [7, 11, 12, 13, 14];
+/// hold the table to it): best (v14), v15 (the step after it), v13, v11, v7 and v12.
+pub const BF16_FORMS: [u32; 6] = [7, 11, 12, 13, 14, 15];
 
 /// Whether fused variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
 pub fn takes_bf16(v: u32) -> bool {
@@ -406,8 +406,8 @@ pub const FAMILY: Family = Family {
             why: "keeps the copies' source registers apart at 255 registers (VK: -2.3% at 4096^3)",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v7, v11, v12, v13 and v14, as HGEMM v14, v18, v19, \
-                     v21 and v22)",
+            shapes: "bf16 (--dtype bf16: v7, v11, v12, v13, v14 and v15, as HGEMM v14, v18, \
+                     v19, v21, v22 and v23)",
             runs: "hgemm's bf16 paths (v14's, v18's, v19's, v21's or v22's kernels, else v12's, \
                    else \
                    v9's tile at any M, else v1's) with the functor in bf16, the bias in bf16",
