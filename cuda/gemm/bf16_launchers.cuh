@@ -1,7 +1,7 @@
 // The GEMM family's bf16 launchers (defined in gemm_bf16.cu), which the variant tables of
 // hgemm.cu, gemm_bias_gelu.cu and gemm_residual.cu name in their bf16 column: the bf16 form of
-// each family's best step (HGEMM v22, GEMM+bias+GELU v14, GEMM+bias+residual v11) and of HGEMM
-// v14 / v18 / v19 / v21 and GEMM+bias+GELU v7 / v11 / v12 / v13 (gemm::BF16_FORMS,
+// each family's best step (HGEMM v23, GEMM+bias+GELU v15, GEMM+bias+residual v11) and of HGEMM
+// v14 / v18 / v19 / v21 / v22 and GEMM+bias+GELU v7 / v11 / v12 / v13 / v14 (gemm::BF16_FORMS,
 // gemm_gelu::BF16_FORMS),
 // the paths of gemm/bf16_paths.cuh with the family's functor in bf16. They live in an object of
 // their own so that the fp16 tables' objects hold exactly the kernels they held before bf16: in

@@ -1,9 +1,9 @@
 // The GEMM family in bf16 (issue 42): C = epi(A.B) with A, B, C and the functor's operands in
 // bf16 (__nv_bfloat16), fp32 accumulation, one rounding to bf16 at the store. Not a step of the
-// ladder but the bf16 form of its best: HGEMM v22 and GEMM+bias+GELU v14 (at v22's widths) and
+// ladder but the bf16 form of its best: HGEMM v23 and GEMM+bias+GELU v15 (at v23's widths) and
 // GEMM+bias+residual v11 (its staged kernel first where it suits the shape, else v14's widths)
 // launch this (rl_*_bf16, through gemm_bf16.cu), and so do HGEMM v14 (the residual's plain
-// twin), HGEMM v18 / v21 and GEMM+bias+GELU v11 / v13 (their widths), GEMM+bias+GELU v7, and
+// twin), HGEMM v18 / v21 / v22 and GEMM+bias+GELU v11 / v13 / v14 (their widths), GEMM+bias+GELU v7, and
 // HGEMM v19 / GEMM+bias+GELU v12 (v18's widths, then v19's 128x64 pairs along N where no width
 // suits the shape); no other variant has a bf16 form (the tables' bf16 column).
 //

@@ -2,25 +2,27 @@
 // ladder (cuda/gemm/hgemm_NN_<name>.cuh, whose header says what the step changes and what it
 // measured) with the identity epilogue; each step builds on the one before it.
 //
-// bf16 (rl_hgemm_bf16): v22 (best), v21, v18, v19 and v14 have bf16 forms (gemm_bf16.cu: the
+// bf16 (rl_hgemm_bf16): v23 (best), v22, v21, v18, v19 and v14 have bf16 forms (gemm_bf16.cu: the
 // paths of gemm/bf16_paths.cuh at each one's widths, v19's pairs); v14's stays for
 // GEMM+bias+residual v11, whose plain twin it is.
 //
-// "best" is v22. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
+// "best" is v23. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
 // same table for `roofline list`):
-//   from 65 rows, 16-byte path, sm_90a, where a tile of 128 x 256/192/128 (64: above 512 rows)
-//                    keeps half of the tensor cores' time on C: the persistent warp-specialized
-//                    wgmma kernel at that width (v13), TMA multicast, results stored by TMA (v14),
+//   from 65 rows, 16-byte path, sm_90a, where a tile of 128 x 256/192/128/64 keeps half of
+//                    the tensor cores' time on C: the persistent warp-specialized wgmma
+//                    kernel at that width (v13), TMA multicast, results stored by TMA (v14),
 //                    the 128x256 tile's half a tile at a time for a fourth stage (v18), its
 //                    second half in the ring stage its last k-tile emptied (v21), the wgmma
-//                    descriptors moved on by adds at every width (v22);
+//                    descriptors moved on by adds at every width (v22), the 64-wide tile at
+//                    every M the cost model gives it (v23; before, v9's tile below 513 rows);
 //   grids of a wave or more of 128x256 tiles (<= 1/4 of their area outside C) that no width
 //                    above took: v12's form of that kernel;
 //   17..64 rows      the 64x64 wgmma tile, K split over a cluster of 1-4 CTAs (v10), where its
 //                    grid fills half of the GPU in one wave (sm_90a);
 //   9..64 rows       the GEMV's TMA slabs (v8), where their grid suits the shape;
 //   M <= 16          the GEMV's register slabs (v8);
-//   65..512 rows     the 128x64 wgmma tile over all of K (v9), where v7 would split K;
+//   65..512 rows     the 128x64 wgmma tile over all of K (v9), where v7 would split K and no
+//                    width above took the shape;
 //   K >= 1024, few tiles   split-K over a cluster (v7);
 //   else             v5's pipelined loop on v6's tile for the shape, the 256x128 tile's
 //                    whole-tile shapes on the lean loop (v11); off the 16-byte path v4's tiles.
@@ -139,14 +141,14 @@ constexpr Variant kVariants[] = {
      plain<rlg::launch_ws_half_in_ring<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_half_in_ring},
     {22, "lean_everywhere",
-     "best: v21, with v20's lean wgmma descriptors at every tile width: built once, moved on "
+     "v21, with v20's lean wgmma descriptors at every tile width: built once, moved on "
      "by adds (S43a, H200: +5.5-7.6% over v21 at 1024x14336x4096, +0.5-0.8% at 8192³, +0.2-0.4% "
      "at 4096³)",
      plain<rlg::launch_ws_lean_everywhere<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_lean_everywhere},
     {23, "n64_mid_m",
-     "v22, with its 64-wide tile also at 65..512 rows where the cost model picks it (v9's tile "
-     "ran there; forced, v22's was 4-5% faster at 256x4096xK, S43; not measured as a step yet)",
+     "best: v22, with its 64-wide tile also at 65..512 rows where the cost model picks it, not "
+     "v9's tile (S43d, H100: +4.5% over v22 at 256x4096², +4-6% at 256x4096x11008)",
      plain<rlg::launch_ws_n64_mid_m<rlg::kLoopLean, EpiIdentity>>, rlg::hgemm_bf16_n64_mid_m},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");

@@ -15,7 +15,12 @@
 // (the forced runs), the same kernels elsewhere (every shape whose choice is not 64 at M <= 512).
 // Still ~0.85x cuBLAS at 256x4096² on the H200 (cuBLAS 17.6 µs): the gap is the 64-wide
 // tile's, not the choice.
-// Measured: not yet.
+// Measured (S43d, an H100, three processes, each v22 / v23 / cuBLAS interleaved; µs): 256x4096²
+// 22.2 / 21.2 / 20.2, 22.3 / 21.2 / 20.1, 22.0 / 21.1 / 19.2 (+4.5%); 256x4096x11008 47.7 /
+// 45.0 / 44.9, 47.7 / 45.1 / 48.3, 47.6 / 45.7 / 48.2 (+4-6%; 0.93-1.07x cuBLAS, whose figure
+// moves between processes). As predicted. Correct: `gpu_gemm` (all five tests), the sanitizer's
+// v23 / v15 lines, `check --random 200` (hgemm 499 cases, bf16 178 with --random 100). Best
+// from S43.
 #pragma once
 #include "gemm/hgemm_22_lean_everywhere.cuh"
 

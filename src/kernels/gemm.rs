@@ -21,12 +21,13 @@ use rand_chacha::ChaCha8Rng;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v22 "lean_everywhere" (cuda/gemm/hgemm_22_lean_everywhere.cuh):
-/// v14's widths with the 128x256 tile staged in halves for a fourth stage (v18), the second half
-/// in the ring stage its last k-tile emptied (v21), the wgmma descriptors moved on by adds at
-/// every width. What it runs at which shapes is `FAMILY.dispatch` (the same table as the comment
-/// of cuda/gemm/hgemm.cu); docs/perf-log.md has the figures.
-pub const BEST: u32 = 22;
+/// The variant "best" means: v23 "n64_mid_m" (cuda/gemm/hgemm_23_n64_mid_m.cuh): v14's widths
+/// with the 128x256 tile staged in halves for a fourth stage (v18), the second half in the ring
+/// stage its last k-tile emptied (v21), the wgmma descriptors moved on by adds at every width
+/// (v22), the 64-wide tile at every M the cost model gives it. What it runs at which shapes is
+/// `FAMILY.dispatch` (the same table as the comment of cuda/gemm/hgemm.cu); docs/perf-log.md has
+/// the figures.
+pub const BEST: u32 = 23;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -58,9 +59,8 @@ pub fn best_in(dtype: Dtype) -> u32 {
 }
 
 /// The HGEMM variants with a bf16 form (cuda/gemm/hgemm.cu's bf16 column; the tests hold the
-/// table to it): best (v22), v18, v19 and v21 (the steps before it and the 128x64 pairs,
-/// measured against it), v23 (the step after it) and v14, GEMM+bias+residual v11's plain
-/// twin.
+/// table to it): best (v23), v18, v19, v21 and v22 (the steps before it and the 128x64 pairs,
+/// measured against it) and v14, GEMM+bias+residual v11's plain twin.
 pub const BF16_FORMS: [u32; 6] = [14, 18, 19, 21, 22, 23];
 
 /// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
@@ -358,16 +358,17 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "M >= 65 where a tile of 128 x 256/192/128 (64: M > 512) keeps half of the \
-                     tensor cores' time on C; N, K multiples of 8",
-            runs: "v22: the persistent warp-specialized wgmma kernel (TMA multicast over a \
+            shapes: "M >= 65 where a tile of 128 x 256/192/128/64 keeps half of the tensor \
+                     cores' time on C; N, K multiples of 8",
+            runs: "v23: the persistent warp-specialized wgmma kernel (TMA multicast over a \
                    cluster of 2) at the width with the fewest waves per speed (v13), results \
                    stored by TMA from stmatrix'ed shared memory (v14), the 128x256 tile's \
                    half a tile at a time for a fourth stage (v18), its second half in the \
                    ring stage its last k-tile emptied (v21), the wgmma descriptors moved on \
-                   by adds (v22)",
+                   by adds (v22), the 64-wide tile at mid M too (v23)",
             why: "0.95x / 0.99-1.01x / 1.01x cuBLAS at 2048 / 4096 / 8192^3, 1.03x at \
-                  1024x14336x4096 (v22, S43a, H200; v21 0.95 / 0.99-1.00 / 1.00, 0.96-0.98)",
+                  1024x14336x4096 (v22, S43a, H200; v21 0.95 / 0.99-1.00 / 1.00, 0.96-0.98); \
+                  v23 +4-6% over v22 at 256x4096xK (S43d, H100)",
         },
         Dispatch {
             shapes: "grids of a wave or more of 128x256 tiles (at most 1/4 of their area \
@@ -392,7 +393,7 @@ pub const FAMILY: Family = Family {
             why: "a 16-row tile would leave most of a tensor-core tile empty; W is read once",
         },
         Dispatch {
-            shapes: "65 <= M <= 512 where v7 would split K",
+            shapes: "65 <= M <= 512 where v7 would split K and no width above suits the shape",
             runs: "v9's 128x64 wgmma tile over all of K, fed by TMA (sm_90a)",
             why: "measured faster than WMMA split-K at mid M (WG1: 25.3 vs 34.9 us at 256 rows)",
         },
@@ -413,7 +414,7 @@ pub const FAMILY: Family = Family {
             why: "the fastest WMMA tile per shape by v6's cost model",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v14, v18 / v21 / v22 at their widths, v19 with its \
+            shapes: "bf16 (--dtype bf16: v14, v18 / v21 / v22 / v23 at their widths, v19 with its \
                      pairs): \
                      where that kernel or v12's runs in fp16",
             runs: "the same warp-specialized kernel in bf16 (wgmma .bf16, bf16 tensor maps and \

@@ -52,10 +52,10 @@ impl GeluImpl {
     }
 }
 
-/// The variant "best" means: v14 "lean_everywhere"
-/// (cuda/gemm/gemm_bias_gelu_14_lean_everywhere.cuh): HGEMM v22's kernels (its plain twin) with
-/// bias and GELU applied before the store on every M path; docs/perf-log.md has the figures.
-pub const BEST: u32 = 14;
+/// The variant "best" means: v15 "n64_mid_m" (cuda/gemm/gemm_bias_gelu_15_n64_mid_m.cuh): HGEMM
+/// v23's kernels (its plain twin) with bias and GELU applied before the store on every M path;
+/// docs/perf-log.md has the figures.
+pub const BEST: u32 = 15;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -72,7 +72,7 @@ pub fn variants() -> Vec<(u32, String)> {
 }
 
 /// The fused variants with a bf16 form (cuda/gemm/gemm_bias_gelu.cu's bf16 column; the tests
-/// hold the table to it): best (v14), v15 (the step after it), v13, v11, v7 and v12.
+/// hold the table to it): best (v15), v14, v13, v11, v7 and v12.
 pub const BF16_FORMS: [u32; 6] = [7, 11, 12, 13, 14, 15];
 
 /// Whether fused variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
@@ -380,8 +380,8 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "where hgemm v22 runs its warp-specialized kernel (a width per shape)",
-            runs: "HGEMM v22's kernel with the bias + GELU functor in the consumers' registers, \
+            shapes: "where hgemm v23 runs its warp-specialized kernel (a width per shape)",
+            runs: "HGEMM v23's kernel with the bias + GELU functor in the consumers' registers, \
                    the tile stored by TMA (the 128x256 tile in halves, the second in the ring)",
             why: "the plain GEMM's kernel with one more functor (v7 on HGEMM v14: 0.97x \
                   cuBLASLt's GELU_BIAS at 4096^3; 1.04x / 1.09x our plain GEMM at 4096^3 / \
