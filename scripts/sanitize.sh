@@ -245,6 +245,17 @@ RUNS=(
   "bench hgemm --impl ours --variant 23 --m 200 --n 4104 --k 136"
   "bench hgemm --impl ours --variant 23 --dtype bf16 --m 136 --n 4096 --k 8"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 15 --m 300 --n 2056 --k 520"
+  # HGEMM v24 / fused v16: each tile's store under the next tile's first k-tiles (several
+  # tiles a CTA at the 256 width with K = 72 and a K tail, 64 (one k-tile a tile) and 8; the
+  # 192 width with N off its boxes; the 64 width at mid M; the fused forms, one in bf16)
+  "bench hgemm --impl ours --variant 24 --m 2056 --n 4096 --k 72"
+  "bench hgemm --impl ours --variant 24 --m 2048 --n 4096 --k 64"
+  "bench hgemm --impl ours --variant 24 --m 4096 --n 4096 --k 8"
+  "bench hgemm --impl ours --variant 24 --m 777 --n 3000 --k 520"
+  "bench hgemm --impl ours --variant 24 --m 300 --n 2056 --k 520"
+  "bench gemm_bias_gelu --impl fused --variant 16 --m 2056 --n 4096 --k 200"
+  "bench gemm_bias_gelu --impl fused --gelu erf --variant 16 --m 1000 --n 4000 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 16 --dtype bf16 --m 2056 --n 4096 --k 72"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

@@ -57,5 +57,11 @@ int hgemm_bf16_n64_mid_m(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, in
                          cudaStream_t s);
 int bias_gelu_bf16_n64_mid_m(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
                              int N, int K, int gelu_kind, cudaStream_t s);
+// HGEMM v24's and GEMM+bias+GELU v16's forms: v23's widths, each tile's epilogue under the
+// next tile's first k-tiles.
+int hgemm_bf16_epilogue_under_next(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                                   cudaStream_t s);
+int bias_gelu_bf16_epilogue_under_next(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C,
+                                       int M, int N, int K, int gelu_kind, cudaStream_t s);
 
 }  // namespace rlg

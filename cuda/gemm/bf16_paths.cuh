@@ -26,7 +26,7 @@
 // datasheet); the small-M shapes run one wgmma tile where fp16 has a path per M.
 #pragma once
 #include "gemm/hgemm_19_a_multicast.cuh"
-#include "gemm/hgemm_23_n64_mid_m.cuh"
+#include "gemm/hgemm_24_epilogue_under_next.cuh"
 
 namespace rlg {
 

@@ -110,4 +110,19 @@ int bias_gelu_bf16_n64_mid_m(const bf16 *A, const bf16 *B, const bf16 *bias, bf1
   return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
 }
 
+// HGEMM v24's and GEMM+bias+GELU v16's forms: v23's widths, each tile's epilogue under the next
+// tile's first k-tiles.
+int hgemm_bf16_epilogue_under_next(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                                   cudaStream_t s) {
+  return launch_bf16<WsWidthsUnderNext, false>(A, B, C, M, N, K, EpiIdentity{}, s);
+}
+
+int bias_gelu_bf16_epilogue_under_next(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C,
+                                       int M, int N, int K, int gelu_kind, cudaStream_t s) {
+  using W = WsWidthsUnderNext;
+  if (gelu_kind == 0)
+    return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
+  return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
+}
+
 }  // namespace rlg

@@ -11,7 +11,7 @@
 // bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
-#include "gemm/gemm_bias_gelu_15_n64_mid_m.cuh"
+#include "gemm/gemm_bias_gelu_16_epilogue_under_next.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -29,7 +29,7 @@ struct Variant {
   int plain_twin;  // the HGEMM variant whose kernels it runs
   Launch tanh;     // gelu_kind 0
   Launch erf;      // gelu_kind 1
-  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: v7, v11-v15
+  LaunchBf16 bf16;  // the bf16 form (rl_gemm_bias_gelu_bf16, gemm_bf16.cu), or null: v7, v11-v16
 };
 
 constexpr Variant kVariants[] = {
@@ -99,6 +99,11 @@ constexpr Variant kVariants[] = {
      "picks it, not v9's tile (S43d, H100: +1-3% over v14 at 256x4096², bf16 +1.4%)",
      23, rlg::launch_bias_gelu_n64_mid_m<0>, rlg::launch_bias_gelu_n64_mid_m<1>,
      rlg::bias_gelu_bf16_n64_mid_m},
+    {16, "epilogue_under_next",
+     "v15 on HGEMM v24: bias + GELU and the store of each tile under the next tile's first two "
+     "k-tiles, from results packed to fp16 (not measured yet)",
+     24, rlg::launch_bias_gelu_epilogue_under_next<0>,
+     rlg::launch_bias_gelu_epilogue_under_next<1>, rlg::bias_gelu_bf16_epilogue_under_next},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -32,7 +32,7 @@
 #include "gemm/hgemm_19_a_multicast.cuh"
 #include "gemm/hgemm_20_lean_descriptors.cuh"
 #include "gemm/hgemm_21_half_in_ring.cuh"
-#include "gemm/hgemm_23_n64_mid_m.cuh"
+#include "gemm/hgemm_24_epilogue_under_next.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -54,7 +54,7 @@ struct Variant {
   const char *name;
   const char *summary;
   int (*launch)(const half *, const half *, half *, int, int, int, cudaStream_t);
-  // The variant's bf16 form (rl_hgemm_bf16), or null: v14, v18, v19, v21-v23 (gemm_bf16.cu, compiled
+  // The variant's bf16 form (rl_hgemm_bf16), or null: v14, v18, v19, v21-v24 (gemm_bf16.cu, compiled
   // apart so that this file's fp16 kernels stay as they were).
   int (*bf16)(const bf16 *, const bf16 *, bf16 *, int, int, int, cudaStream_t);
 };
@@ -150,6 +150,11 @@ constexpr Variant kVariants[] = {
      "best: v22, with its 64-wide tile also at 65..512 rows where the cost model picks it, not "
      "v9's tile (S43d, H100: +4.5% over v22 at 256x4096², +4-6% at 256x4096x11008)",
      plain<rlg::launch_ws_n64_mid_m<rlg::kLoopLean, EpiIdentity>>, rlg::hgemm_bf16_n64_mid_m},
+    {24, "epilogue_under_next",
+     "v23, with each tile's results packed to registers after its last wgmma and stored under "
+     "the next tile's first two k-tiles (not measured yet)",
+     plain<rlg::launch_ws_epilogue_under_next<rlg::kLoopLean, EpiIdentity>>,
+     rlg::hgemm_bf16_epilogue_under_next},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -47,6 +47,7 @@
 #include "gemm/hgemm_11_lean_loop.cuh"
 #include "gemm/ws_pingpong.cuh"
 #include "gemm/ws_store_tma.cuh"
+#include "gemm/ws_store_under_next.cuh"
 #include "gemm/ws_stream_k.cuh"
 
 namespace rlg {
@@ -88,6 +89,9 @@ struct WsCfg {
   // v21 (WsCfgHalfInRing): the second half of v16's staging in the ring stage the tile's last
   // k-tile emptied, held from the producer until the TMA store has read it.
   static constexpr bool kHalfInRing = false;
+  // v24 (WsCfgUnderNext): the tile's results packed to registers after its last wgmma, the
+  // functor and store run under the next tile's first k-tiles (ws_store_under_next.cuh).
+  static constexpr bool kStoreUnderNext = false;
   static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
   // The consumer warps that read a stage, each releasing it on its own: both warpgroups' (a
   // tile's halves), or v17's one (the stage belongs to its tile alone).
@@ -425,6 +429,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     int s = 0, phase = 0;
     int turn = 0, mine = 0;  // v17: the cluster's tiles so far, and this warpgroup's
     [[maybe_unused]] int held = -1;  // v21: the stage the last tile's second half is staged in
+    // v24: the last tile's results, packed, and where they go; stored under this tile's wgmmas.
+    [[maybe_unused]] unsigned pend[Cfg::kStoreUnderNext ? Cfg::kAcc / 2 : 1];
+    [[maybe_unused]] int pend_row0 = 0, pend_col0 = 0;
+    [[maybe_unused]] bool pending = false;
+    [[maybe_unused]] unsigned char *const my_staging =
+        reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::kStoreCols * 2;
     ws_for_units<Cfg::kStreamK>(cluster, clusters, sched.total, k_tiles, sk, [&](int t, int k0,
                                                                               int k1) {
       if constexpr (Cfg::kPingpong) {
@@ -448,7 +458,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       int prev = 0;
       // Two k-tiles an iteration, one where a staged operand is copied in: what the compiler
       // chooses for every other kernel here, but not for v21's on its own (its release check).
-#pragma unroll(StagesOperand<Epi>::value ? 1 : 2)
+#pragma unroll(StagesOperand<Epi>::value || Cfg::kStoreUnderNext ? 1 : 2)
       for (int kt = k0; kt < k1; ++kt) {
         mbar_wait(&full[s], phase);
         if constexpr (Cfg::kPingpong)
@@ -483,6 +493,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
         wg_commit();
+        if constexpr (Cfg::kStoreUnderNext) {
+          // v24: the last tile's store once this tile's first two k-tiles (or its only one)
+          // are issued: the tensor cores have ~2 k-tiles of both warpgroups' work meanwhile.
+          if (pending && kt == min(k1, k0 + 2) - 1) {
+            ws_store_tma_packed<Cfg, T>(pend, my_staging, &cmap, M, N, pend_row0, pend_col0,
+                                        1 + cw, epi);
+            pending = false;
+          }
+        }
         wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage
         if (kt > k0) ws_release<CL>(&empty[prev], lane);
         if constexpr (Cfg::kHalfInRing) {
@@ -529,6 +548,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (k1 < k_tiles) ws_sk_gather<Cfg::kAcc, CL>(d[0], sk, cluster, clusters, t, k_tiles,
                                                       rank * 2 + cw, 1 + cw);
       }
+      if constexpr (Cfg::kStoreUnderNext) {
+        // v24: out of the accumulators now, to C under the next tile's first k-tiles.
+        ws_pack_results<T>(d[0], pend);
+        pend_row0 = m0 + cw * Cfg::kWgRows;
+        pend_col0 = n0;
+        pending = true;
+        return;
+      }
       if constexpr (Cfg::kTmaStore) {
         // This warpgroup's rows: half the tile, or (v17) all of its own.
         unsigned char *staging =
@@ -543,6 +570,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       } else
         ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
     });
+    // v24: the last tile's store, with nothing left to run under.
+    if constexpr (Cfg::kStoreUnderNext)
+      if (pending)
+        ws_store_tma_packed<Cfg, T>(pend, my_staging, &cmap, M, N, pend_row0, pend_col0, 1 + cw,
+                                    epi);
     // v14: the last stores complete before the CTA (and the staging they read) goes away.
     if constexpr (Cfg::kTmaStore)
       if (threadIdx.x % 128 == 0) tma_store_wait_all<false>();

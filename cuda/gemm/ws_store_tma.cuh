@@ -61,6 +61,25 @@ __device__ __forceinline__ void tma_store_wait_all() {
 // Named barrier of both consumer warpgroups (256 threads; 1 and 2 are each one's own).
 constexpr int kWsConsumersBar = 3;
 
+// Part `part` of a warpgroup's staged boxes (its stmatrix writes done) to C[row0 .., col0 +
+// part x kStoreCols ..] by its thread t = 0, once every thread's writes are visible to the TMA
+// unit.
+template <class Cfg>
+__device__ __forceinline__ void ws_hand_part_to_tma(unsigned char *stage_p, const CUtensorMap *cmap,
+                                                    int M, int N, int row0, int col0, int part,
+                                                    int bar_id, int t) {
+  fence_proxy_async_shared();
+  asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
+  if (t == 0) {
+#pragma unroll
+    for (int b = 0; b < Cfg::kStoreCols / 64; ++b) {
+      const int c = col0 + part * Cfg::kStoreCols + 64 * b;
+      if (row0 < M && c < N) tma_store_2d(cmap, stage_p + b * 8192, c, row0);
+    }
+    tma_store_commit();
+  }
+}
+
 // One consumer warpgroup's 64 x BN results (d: the m64nBN accumulator layout, d[4j + q] at row
 // 16 warp + lane / 4 + 8 (q / 2), column 8j + 2 (lane % 4) + (q % 2)) through the functor to
 // C[row0 .., col0 ..] (elements of type T) by TMA, Cfg::kStoreCols columns at a time (all BN,
@@ -143,16 +162,7 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
       stmatrix_x4(addr, pack_pair<T>(v[0][0], v[0][1]), pack_pair<T>(v[0][2], v[0][3]),
                   pack_pair<T>(v[1][0], v[1][1]), pack_pair<T>(v[1][2], v[1][3]));
     }
-    fence_proxy_async_shared();
-    asm volatile("bar.sync %0, 128;" ::"r"(bar_id) : "memory");
-    if (t == 0) {
-#pragma unroll
-      for (int b = 0; b < Cfg::kStoreCols / 64; ++b) {
-        const int c = col0 + part * Cfg::kStoreCols + 64 * b;
-        if (row0 < M && c < N) tma_store_2d(cmap, stage_p + b * 8192, c, row0);
-      }
-      tma_store_commit();
-    }
+    ws_hand_part_to_tma<Cfg>(stage_p, cmap, M, N, row0, col0, part, bar_id, t);
   }
 }
 #endif
