@@ -256,6 +256,14 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused --variant 16 --m 2056 --n 4096 --k 200"
   "bench gemm_bias_gelu --impl fused --gelu erf --variant 16 --m 1000 --n 4000 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 16 --dtype bf16 --m 2056 --n 4096 --k 72"
+  # HGEMM v25: the stages released once per warpgroup, at each width (64 at mid M with a CTA
+  # wholly below M, 192 with N off its boxes, 128 with K = 1000, 256 several tiles a CTA and
+  # one k-tile a tile)
+  "bench hgemm --impl ours --variant 25 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 25 --m 777 --n 3000 --k 520"
+  "bench hgemm --impl ours --variant 25 --m 1000 --n 2040 --k 1000"
+  "bench hgemm --impl ours --variant 25 --m 2056 --n 4096 --k 72"
+  "bench hgemm --impl ours --variant 25 --m 2048 --n 4096 --k 64"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

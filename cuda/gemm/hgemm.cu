@@ -33,6 +33,7 @@
 #include "gemm/hgemm_20_lean_descriptors.cuh"
 #include "gemm/hgemm_21_half_in_ring.cuh"
 #include "gemm/hgemm_24_epilogue_under_next.cuh"
+#include "gemm/hgemm_25_release_per_warpgroup.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -156,6 +157,10 @@ constexpr Variant kVariants[] = {
      "the tensor pipe's active share unchanged)",
      plain<rlg::launch_ws_epilogue_under_next<rlg::kLoopLean, EpiIdentity>>,
      rlg::hgemm_bf16_epilogue_under_next},
+    {25, "release_per_warpgroup",
+     "v23, with each ring stage released once per consumer warpgroup (one lane per CTA of the "
+     "cluster), not once per warp (not measured yet)",
+     plain<rlg::launch_ws_release_per_warpgroup<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

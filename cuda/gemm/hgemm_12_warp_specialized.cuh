@@ -92,10 +92,16 @@ struct WsCfg {
   // v24 (WsCfgUnderNext): the tile's results packed to registers after its last wgmma, the
   // functor and store run under the next tile's first k-tiles (ws_store_under_next.cuh).
   static constexpr bool kStoreUnderNext = false;
+  // v25 (WsCfgWgRelease): a stage released once per consumer warpgroup (one lane per CTA of
+  // the cluster), not once per warp.
+  static constexpr bool kWgRelease = false;
   static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
   // The consumer warps that read a stage, each releasing it on its own: both warpgroups' (a
   // tile's halves), or v17's one (the stage belongs to its tile alone).
   static constexpr int kConsumerWarps = kPingpong ? 4 : 8;
+  // The arrivals a stage's empty barrier takes from each CTA of the cluster: one per consumer
+  // warp (v25's WsCfgWgRelease: one per consumer warpgroup).
+  static constexpr int kReleasers = kConsumerWarps;
   static constexpr int kWgRows = kPingpong ? BM : BM / 2;  // a consumer warpgroup's rows
   static constexpr int kMBlocks = kWgRows / 64; // its m64 row blocks
   static constexpr int kAcc = BN / 2;           // fp32 results per thread and m64 block
@@ -242,6 +248,25 @@ __device__ __forceinline__ void ws_release(unsigned long long *empty, int lane) 
   }
 }
 
+// v25: a consumer warpgroup is done with a stage (its wgmma.wait_group passed in every warp):
+// thread t < CLUSTER of it releases the stage to the producer of CTA t, all in one instruction.
+template <int CLUSTER>
+__device__ __forceinline__ void ws_release_wg(unsigned long long *empty, int t) {
+  if (t >= CLUSTER) return;
+  if constexpr (CLUSTER == 1)
+    mbar_arrive(empty);
+  else
+    ws_arrive_in(empty, t);
+}
+// The release the configuration asks for: per warp (lane 0), or (v25) per warpgroup.
+template <class Cfg>
+__device__ __forceinline__ void ws_release_cfg(unsigned long long *empty, int lane) {
+  if constexpr (Cfg::kWgRelease)
+    ws_release_wg<Cfg::kCluster>(empty, static_cast<int>(threadIdx.x % 128));
+  else
+    ws_release<Cfg::kCluster>(empty, lane);
+}
+
 template <int BN, class T>
 __device__ __forceinline__ void ws_wgmma(float (&d)[BN / 2], unsigned long long da,
                                          unsigned long long db) {
@@ -311,8 +336,9 @@ __device__ __forceinline__ void ws_epilogue(float (&d)[Cfg::kMBlocks][Cfg::kAcc]
 //            arrival (its pending count is 1), and cannot take bytes of round k + 1 early: the
 //            peer reloads stage s only after this CTA's consumers released round k, which they
 //            do after waiting for it.
-//   empty[s] (count 8 x CLUSTER): every consumer warp of every CTA of the cluster arrives once
-//            per round, after the wgmmas that read the stage completed (wgmma.wait_group);
+//   empty[s] (count kReleasers x CLUSTER): every consumer warp (v25: warpgroup) of every CTA
+//            of the cluster arrives once per round, after the wgmmas that read the stage
+//            completed (wgmma.wait_group);
 //            the producer reloads round k + 1 only after round k's phase completed here, so
 //            neither CTA's multicast overwrites a stage the other still reads.
 // Stage and phase advance identically in the producer and the consumers (both walk the same
@@ -349,7 +375,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&empty[s], Cfg::kConsumerWarps * CL);
+      mbar_init(&empty[s], Cfg::kReleasers * CL);
     }
     if constexpr (Cfg::kPingpong) {
       mbar_init(&handoff[0], 128);
@@ -503,14 +529,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
         wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage
-        if (kt > k0) ws_release<CL>(&empty[prev], lane);
+        if (kt > k0) ws_release_cfg<Cfg>(&empty[prev], lane);
         if constexpr (Cfg::kHalfInRing) {
           // v21: the stage holding the last tile's second half goes back to the producers
           // once its store has read it (by now, as a rule), for this warpgroup's 4 warps.
           if (kt == k0 && held >= 0 && threadIdx.x % 128 == 0) {
             tma_store_wait_all<true>();
 #pragma unroll
-            for (int w = 0; w < 4; ++w) ws_release<CL>(&empty[held], 0);
+            for (int w = 0; w < Cfg::kReleasers / (Cfg::kConsumerWarps / 4); ++w)
+              ws_release<CL>(&empty[held], 0);
           }
         }
         if constexpr (StagesOperand<Epi>::value) {
@@ -536,7 +563,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if constexpr (Cfg::kHalfInRing)
         held = prev;  // v21: the second half's staging, released in the next tile's loop
       else
-        ws_release<CL>(&empty[prev], lane);  // the producer refills it while we store
+        ws_release_cfg<Cfg>(&empty[prev], lane);  // the producer refills it while we store
       if constexpr (Cfg::kStreamK) {
         // v15: a unit that did not start its tile leaves its partial sums to the one that did,
         // which adds the others' before the functor (ws_stream_k.cuh).
