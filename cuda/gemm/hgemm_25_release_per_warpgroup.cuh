@@ -15,7 +15,13 @@
 //
 // Prediction (before a GPU run): +1-3% at 256x4096² and 256x4096x11008, within noise at the
 // 256-wide squares.
-// Measured: not yet.
+// Measured (S43h, an H100, v23 / v25 / cuBLAS interleaved, one process per line; µs): 256x4096²
+// 22.0 / 21.1 / 21.2, 21.3 / 20.8 / 20.5, then 21.3 / 21.5 / 19.2 (+4.3, +2.4, -0.9%; noise
+// 1.2-3.2% a figure); 256x4096x11008 46.0 / 45.4 (+1.3%); 4096³ 183.6 / 182.1, then 182.1 /
+// 183.5 (+0.8, -0.8%); 8192³ 1440.6 / 1437.3 (+0.2%); 2048³ 29.3 / 29.1 (+0.7%);
+// 1024x14336x4096 176.6 / 174.9 (+1.0%). Within the noise of v23 everywhere, the first 256-row
+// figures aside; correct (`gpu_gemm every_hgemm_variant`, the sanitizer's five v25 lines). A
+// step, not best: three more runs at 256x4096² would settle whether its +0-4% is real.
 #pragma once
 #include "gemm/hgemm_23_n64_mid_m.cuh"
 
