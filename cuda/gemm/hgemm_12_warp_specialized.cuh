@@ -248,8 +248,9 @@ __device__ __forceinline__ void ws_release(unsigned long long *empty, int lane) 
   }
 }
 
-// v25: a consumer warpgroup is done with a stage (its wgmma.wait_group passed in every warp):
-// thread t < CLUSTER of it releases the stage to the producer of CTA t, all in one instruction.
+// v25: a consumer warpgroup is done with a stage once wgmma.wait_group has returned in its warp
+// 0 (a warpgroup's wgmma is one operation; CUTLASS and the "fast.cu" kernels release on this):
+// thread t < CLUSTER of warp 0 releases the stage to the producer of CTA t, in one instruction.
 template <int CLUSTER>
 __device__ __forceinline__ void ws_release_wg(unsigned long long *empty, int t) {
   if (t >= CLUSTER) return;
