@@ -34,13 +34,18 @@ struct WsCfgLeanDesc : Base {
   static constexpr bool kLeanDesc = true;
 };
 
-// v21's widths, every one with the lean descriptors.
-struct WsWidthsLean : WsWidthsHalfInRing {
-  using N256 = WsCfgLeanDesc<WsWidthsHalfInRing::N256>;
-  using N192 = WsCfgLeanDesc<WsWidthsHalfInRing::N192>;
-  using N128 = WsCfgLeanDesc<WsWidthsHalfInRing::N128>;
-  using N64 = WsCfgLeanDesc<WsWidthsHalfInRing::N64>;
+// Base's widths and choice (its flags, such as kN64MidM), every width's configuration through
+// the wrapper Wrap (a step's change to the kernel: v22's, v24's, v25's).
+template <template <class> class Wrap, class Base>
+struct WsWidthsEach : Base {
+  using N256 = Wrap<typename Base::N256>;
+  using N192 = Wrap<typename Base::N192>;
+  using N128 = Wrap<typename Base::N128>;
+  using N64 = Wrap<typename Base::N64>;
 };
+
+// v21's widths, every one with the lean descriptors.
+struct WsWidthsLean : WsWidthsEach<WsCfgLeanDesc, WsWidthsHalfInRing> {};
 
 template <int LOOP, class Epi>
 int launch_ws_lean_everywhere(const half *A, const half *B, half *C, int M, int N, int K,

@@ -45,11 +45,8 @@ struct WsCfgUnderNext : Base {
 };
 
 // v23's widths and choice; the 256-wide tile with v18's halves (its own staging).
-struct WsWidthsUnderNext : WsWidthsN64MidM {
+struct WsWidthsUnderNext : WsWidthsEach<WsCfgUnderNext, WsWidthsN64MidM> {
   using N256 = WsCfgUnderNext<WsCfgLeanDesc<WsWidths<true, false, true>::N256>>;
-  using N192 = WsCfgUnderNext<WsWidthsN64MidM::N192>;
-  using N128 = WsCfgUnderNext<WsWidthsN64MidM::N128>;
-  using N64 = WsCfgUnderNext<WsWidthsN64MidM::N64>;
 };
 
 template <int LOOP, class Epi>

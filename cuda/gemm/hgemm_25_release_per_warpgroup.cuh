@@ -36,12 +36,7 @@ struct WsCfgWgRelease : Base {
 };
 
 // v23's widths and choice, every width released per warpgroup.
-struct WsWidthsWgRelease : WsWidthsN64MidM {
-  using N256 = WsCfgWgRelease<WsWidthsN64MidM::N256>;
-  using N192 = WsCfgWgRelease<WsWidthsN64MidM::N192>;
-  using N128 = WsCfgWgRelease<WsWidthsN64MidM::N128>;
-  using N64 = WsCfgWgRelease<WsWidthsN64MidM::N64>;
-};
+struct WsWidthsWgRelease : WsWidthsEach<WsCfgWgRelease, WsWidthsN64MidM> {};
 
 template <int LOOP, class Epi>
 int launch_ws_release_per_warpgroup(const half *A, const half *B, half *C, int M, int N, int K,
