@@ -34,6 +34,7 @@
 #include "gemm/hgemm_21_half_in_ring.cuh"
 #include "gemm/hgemm_24_epilogue_under_next.cuh"
 #include "gemm/hgemm_25_release_per_warpgroup.cuh"
+#include "gemm/hgemm_26_rows64_mid_m.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -161,6 +162,11 @@ constexpr Variant kVariants[] = {
      "v23, with each ring stage released once per consumer warpgroup (one lane per CTA of the "
      "cluster), not once per warp (S43h, H100: within noise of v23; 256x4096² -0.9..+4.3%)",
      plain<rlg::launch_ws_release_per_warpgroup<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {26, "rows64_mid_m",
+     "v23, with its 128x64 tile below 513 rows replaced by a 64x128 tile per consumer "
+     "warpgroup in turn (v17's pingpong, lean descriptors, the pair along M sharing B), "
+     "cuBLAS's tile there (not measured yet)",
+     plain<rlg::launch_ws_rows64_mid_m<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
