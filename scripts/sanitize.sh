@@ -264,6 +264,14 @@ RUNS=(
   "bench hgemm --impl ours --variant 25 --m 1000 --n 2040 --k 1000"
   "bench hgemm --impl ours --variant 25 --m 2056 --n 4096 --k 72"
   "bench hgemm --impl ours --variant 25 --m 2048 --n 4096 --k 64"
+  # HGEMM v26: the 64 x 128 pingpong tile at mid M (a CTA wholly below M, N off the tile)
+  "bench hgemm --impl ours --variant 26 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 26 --m 200 --n 4040 --k 136"
+  # HGEMM v27: the split-K pair (two k-tiles, one each; M and N off the tile with a K tail; a
+  # CTA partly below M)
+  "bench hgemm --impl ours --variant 27 --m 256 --n 4096 --k 72"
+  "bench hgemm --impl ours --variant 27 --m 200 --n 4040 --k 520"
+  "bench hgemm --impl ours --variant 27 --m 130 --n 4096 --k 1000"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

@@ -35,6 +35,7 @@
 #include "gemm/hgemm_24_epilogue_under_next.cuh"
 #include "gemm/hgemm_25_release_per_warpgroup.cuh"
 #include "gemm/hgemm_26_rows64_mid_m.cuh"
+#include "gemm/hgemm_27_split_k_pair.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -167,6 +168,10 @@ constexpr Variant kVariants[] = {
      "warpgroup in turn (v17's pingpong, lean descriptors, the pair along M sharing B), "
      "cuBLAS's tile there (not measured yet)",
      plain<rlg::launch_ws_rows64_mid_m<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {27, "split_k_pair",
+     "v23, with its 128x64 tile below 513 rows replaced by 128x128 tiles whose k-tiles two "
+     "groups of a cluster split, the partial sums meeting in shared memory (not measured yet)",
+     plain<rlg::launch_ws_split_k_pair<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

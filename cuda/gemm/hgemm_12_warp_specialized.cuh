@@ -46,6 +46,7 @@
 
 #include "gemm/hgemm_11_lean_loop.cuh"
 #include "gemm/ws_pingpong.cuh"
+#include "gemm/ws_split_k_pair.cuh"
 #include "gemm/ws_store_tma.cuh"
 #include "gemm/ws_store_under_next.cuh"
 #include "gemm/ws_stream_k.cuh"
@@ -95,6 +96,11 @@ struct WsCfg {
   // v25 (WsCfgWgRelease): a stage released once per consumer warpgroup (one lane per CTA of
   // the cluster), not once per warp.
   static constexpr bool kWgRelease = false;
+  // v27 (WsCfgSplitK): the cluster's CTAs in kSplitK groups along K, the kMcast CTAs of a
+  // group stacked along M sharing B as above; each group computes its share of the k-tiles and
+  // the pair's partial sums meet in shared memory (ws_split_k_pair.cuh). kMcast: the CTAs one
+  // multicast reaches (v12..v26: the whole cluster).
+  static constexpr int kSplitK = 1, kMcast = kCluster;
   static constexpr int kThreads = 384;          // producer warpgroup + 2 consumer warpgroups
   // The consumer warps that read a stage, each releasing it on its own: both warpgroups' (a
   // tile's halves), or v17's one (the stage belongs to its tile alone).
@@ -170,16 +176,17 @@ using WsTile = WsCfg<128, 256, 4, 2, 8>;
 // clusters running at once cover about GROUP_M strips of A and clusters / GROUP_M of B.
 template <class Cfg>
 struct WsSchedule {
-  static constexpr int kAlongM = Cfg::kClusterN ? 1 : Cfg::kCluster;  // CTAs of a cluster tile
-  static constexpr int kAlongN = Cfg::kClusterN ? Cfg::kCluster : 1;
+  // CTAs of a cluster tile, one group along K (v27: kSplitK groups take the same tile)
+  static constexpr int kAlongM = Cfg::kClusterN ? 1 : Cfg::kMcast;
+  static constexpr int kAlongN = Cfg::kClusterN ? Cfg::kMcast : 1;
   int m_ctiles, n_tiles, total;  // cluster tiles; the host has checked that total fits an int
   __host__ __device__ WsSchedule(int M, int N)
       : m_ctiles(static_cast<int>(rl_ceil_div(rl_ceil_div(M, Cfg::BM), kAlongM))),
         n_tiles(static_cast<int>(Cfg::kClusterN ? rl_ceil_div(rl_ceil_div(N, Cfg::BN), kAlongN)
                                                 : rl_ceil_div(N, Cfg::BN))),
         total(m_ctiles * n_tiles) {}
-  // Tile t's first row and first column for the CTA of cluster rank `rank` (host code walks it
-  // too: hgemm_19_a_multicast.cuh's ws_schedule_check).
+  // Tile t's first row and first column for the CTA of rank `rank` in its multicast group
+  // (host code walks it too: hgemm_19_a_multicast.cuh's ws_schedule_check).
   __host__ __device__ __forceinline__ void at(int t, int rank, int &m0, int &n0) const {
     const int per_group = Cfg::kGroupM * n_tiles;
     const int g = t / per_group, first = g * Cfg::kGroupM;
@@ -189,7 +196,7 @@ struct WsSchedule {
       m0 = (first + in % rows) * Cfg::BM;
       n0 = ((in / rows) * kAlongN + rank) * Cfg::BN;
     } else {
-      m0 = ((first + in % rows) * Cfg::kCluster + rank) * Cfg::BM;
+      m0 = ((first + in % rows) * Cfg::kMcast + rank) * Cfg::BM;
       n0 = (in / rows) * Cfg::BN;
     }
   }
@@ -237,14 +244,16 @@ __device__ __forceinline__ void ws_warpgroup_sync(int id) {
 
 // A consumer warp is done with a stage: lane 0 releases it to the producer of every CTA of the
 // cluster (each of them multicasts into this CTA's copy of the stage).
+// CLUSTER: the CTAs whose producers multicast into this one, ranks first .. first + CLUSTER - 1
+// (v27: the CTA's group along K; else the whole cluster, first 0).
 template <int CLUSTER>
-__device__ __forceinline__ void ws_release(unsigned long long *empty, int lane) {
+__device__ __forceinline__ void ws_release(unsigned long long *empty, int lane, int first = 0) {
   if (lane != 0) return;
   if constexpr (CLUSTER == 1) {
     mbar_arrive(empty);
   } else {
 #pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) ws_arrive_in(empty, r);
+    for (int r = 0; r < CLUSTER; ++r) ws_arrive_in(empty, first + r);
   }
 }
 
@@ -260,12 +269,13 @@ __device__ __forceinline__ void ws_release_wg(unsigned long long *empty, int t) 
     ws_arrive_in(empty, t);
 }
 // The release the configuration asks for: per warp (lane 0), or (v25) per warpgroup.
+// first: the first rank of the CTA's multicast group (v27; else 0).
 template <class Cfg>
-__device__ __forceinline__ void ws_release_cfg(unsigned long long *empty, int lane) {
+__device__ __forceinline__ void ws_release_cfg(unsigned long long *empty, int lane, int first) {
   if constexpr (Cfg::kWgRelease)
     ws_release_wg<Cfg::kCluster>(empty, static_cast<int>(threadIdx.x % 128));
   else
-    ws_release<Cfg::kCluster>(empty, lane);
+    ws_release<Cfg::kMcast>(empty, lane, first);
 }
 
 template <int BN, class T>
@@ -368,19 +378,30 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // the last stage of its tile, and the other waits for that before its next tile's first
   // stage (why: ws_pingpong.cuh).
   __shared__ unsigned long long handoff[2];
+  // v27: the pair's partial sums landed here (pair_full), and the partner's buffer is free for
+  // this CTA's (pair_free; ws_split_k_pair.cuh).
+  [[maybe_unused]] __shared__ unsigned long long pair_full, pair_free;
   const WsSchedule<Cfg> sched(M, N);
   const int k_tiles = (K + Cfg::BK - 1) / Cfg::BK;
   const int rank = CL > 1 ? ws_cluster_rank() : 0;
+  // v27: this CTA's place in its multicast group (along M) and its group's along K.
+  const int m_rank = Cfg::kSplitK == 1 ? rank : rank % Cfg::kMcast;
+  const int k_rank = Cfg::kSplitK == 1 ? 0 : rank / Cfg::kMcast;
+  const int group0 = k_rank * Cfg::kMcast;  // the group's first rank
   const int cluster = static_cast<int>(blockIdx.x) / CL;
   const int clusters = static_cast<int>(gridDim.x) / CL;
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&empty[s], Cfg::kReleasers * CL);
+      mbar_init(&empty[s], Cfg::kReleasers * Cfg::kMcast);
     }
     if constexpr (Cfg::kPingpong) {
       mbar_init(&handoff[0], 128);
       mbar_init(&handoff[1], 128);
+    }
+    if constexpr (Cfg::kSplitK > 1) {
+      mbar_init(&pair_full, 1);
+      mbar_init(&pair_free, 1);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -398,7 +419,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       ws_for_units<Cfg::kStreamK>(cluster, clusters, sched.total, k_tiles, sk, [&](int t, int k0,
                                                                                 int k1) {
         int m0, n0;
-        sched.at(t, rank, m0, n0);
+        sched.at(t, m_rank, m0, n0);
+        if constexpr (Cfg::kSplitK > 1) ws_pair_k_range(k_rank, k0, k1);
         for (int kt = k0; kt < k1; ++kt) {
           // Round r of stage s needs round r - 1 released by all consumer warps of the cluster.
           if (!first_round) mbar_wait(&empty[s], phase ^ 1);
@@ -417,13 +439,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             tma_load_2d(st, &amap, kt * Cfg::BK, m0, &full[s]);
 #pragma unroll
             for (int box = 0; box < Cfg::kBoxes; ++box) {
-              // Rank r loads boxes [r * boxes / CL, (r + 1) * boxes / CL): halves of an even
-              // count, 2 + 1 of v13's three, CTA 0 alone the one box of a 64-column tile.
-              if (box * CL / Cfg::kBoxes != rank) continue;
+              // Rank r of the group loads boxes [r * boxes / G, (r + 1) * boxes / G) for all G
+              // (kMcast) of them: halves of an even count, 2 + 1 of v13's three, the group's
+              // first CTA alone the one box of a 64-column tile.
+              if (box * Cfg::kMcast / Cfg::kBoxes != m_rank) continue;
               unsigned char *dst = st + Cfg::kABytes + box * Cfg::kBoxBytes;
-              if constexpr (CL > 1)
+              if constexpr (Cfg::kMcast > 1)
                 ws_load_multicast(dst, &bmap, n0 + 64 * box, kt * Cfg::BK, &full[s],
-                                  static_cast<unsigned short>((1 << CL) - 1));
+                                  static_cast<unsigned short>(((1 << Cfg::kMcast) - 1) << group0));
               else
                 tma_load_2d(dst, &bmap, n0 + 64 * box, kt * Cfg::BK, &full[s]);
             }
@@ -460,6 +483,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     [[maybe_unused]] unsigned pend[Cfg::kStoreUnderNext ? Cfg::kAcc / 2 : 1];
     [[maybe_unused]] int pend_row0 = 0, pend_col0 = 0;
     [[maybe_unused]] bool pending = false;
+    [[maybe_unused]] unsigned pair_parity = 0;  // v27: the pair's exchanges so far, mod 2
     [[maybe_unused]] unsigned char *const my_staging =
         reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::kStoreCols * 2;
     ws_for_units<Cfg::kStreamK>(cluster, clusters, sched.total, k_tiles, sk, [&](int t, int k0,
@@ -476,7 +500,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         ++mine;
       }
       int m0, n0;
-      sched.at(t, rank, m0, n0);
+      sched.at(t, m_rank, m0, n0);
+      if constexpr (Cfg::kSplitK > 1) ws_pair_k_range(k_rank, k0, k1);
       float d[Cfg::kMBlocks][Cfg::kAcc];
 #pragma unroll
       for (int mi = 0; mi < Cfg::kMBlocks; ++mi)
@@ -530,7 +555,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
         wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage
-        if (kt > k0) ws_release_cfg<Cfg>(&empty[prev], lane);
+        if (kt > k0) ws_release_cfg<Cfg>(&empty[prev], lane, group0);
         if constexpr (Cfg::kHalfInRing) {
           // v21: the stage holding the last tile's second half goes back to the producers
           // once its store has read it (by now, as a rule), for this warpgroup's 4 warps.
@@ -538,7 +563,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             tma_store_wait_all<true>();
 #pragma unroll
             for (int w = 0; w < Cfg::kReleasers / (Cfg::kConsumerWarps / 4); ++w)
-              ws_release<CL>(&empty[held], 0);
+              ws_release<Cfg::kMcast>(&empty[held], 0);
           }
         }
         if constexpr (StagesOperand<Epi>::value) {
@@ -564,7 +589,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if constexpr (Cfg::kHalfInRing)
         held = prev;  // v21: the second half's staging, released in the next tile's loop
       else
-        ws_release_cfg<Cfg>(&empty[prev], lane);  // the producer refills it while we store
+        ws_release_cfg<Cfg>(&empty[prev], lane, group0);  // the producer refills it while we store
       if constexpr (Cfg::kStreamK) {
         // v15: a unit that did not start its tile leaves its partial sums to the one that did,
         // which adds the others' before the functor (ws_stream_k.cuh).
@@ -575,6 +600,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         if (k1 < k_tiles) ws_sk_gather<Cfg::kAcc, CL>(d[0], sk, cluster, clusters, t, k_tiles,
                                                       rank * 2 + cw, 1 + cw);
+      }
+      if constexpr (Cfg::kSplitK > 1) {
+        // v27: half of the tile's rows (one warpgroup's) are this CTA's to finish: the other
+        // warpgroup hands its sums to the partner along K, whose same warpgroup keeps them.
+        const int partner = rank ^ Cfg::kMcast;
+        if (cw != k_rank) {
+          ws_pair_send<Cfg>(d[0], park, &pair_free, &pair_full, partner, pair_parity);
+          pair_parity ^= 1;
+          return;
+        }
+        ws_pair_receive<Cfg>(d[0], park, &pair_free, &pair_full, partner, pair_parity);
+        pair_parity ^= 1;
       }
       if constexpr (Cfg::kStoreUnderNext) {
         // v24: out of the accumulators now, to C under the next tile's first k-tiles.
