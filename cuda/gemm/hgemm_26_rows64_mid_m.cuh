@@ -21,6 +21,15 @@
 //
 // Prediction (before a GPU run): 256x4096² from v23's ~21 us (H100) toward cuBLAS's 19-20,
 // 256x4096x11008 the same share; every other shape v23's kernels.
+// Measured (S44a, an H100, three processes of v23 / v26 / cuBLAS interleaved; µs): 256x4096² 21.4 /
+// 22.6 / 20.4, 21.1 / 22.5 / 18.4, 21.3 / 22.9 / 19.2 (-6..-8%); 256x4096x11008 45.5 / 49.1 / 49.0,
+// 45.2 / 49.0 / 49.1 (-8%). Nsight Compute (S44b, 256x4096², caches flushed, clocks free): 38.5 k
+// cycles against v23's 36.8 k and cuBLAS's 36.1 k (S40b), L2 72% (v23 59%, cuBLAS 79%), 3.15 M
+// instructions (4.06 M, 2.65 M); the consumers wait on the full barriers as in v23. cuBLAS's SASS
+// there (S40b's report): one warpgroup per tile as here, two m64n64k16 blocks per k-step (its
+// frame: our B as the transposed A), the stage released between the blocks. Same tile, bytes and
+// schedule, slower: the shared-memory saving is not what bounds the 64-wide kernel. Correct
+// (`gpu_gemm every_hgemm_variant`, the sanitizer's v26 lines). A step, not best.
 #pragma once
 #include "gemm/hgemm_23_n64_mid_m.cuh"
 

@@ -17,6 +17,15 @@
 // Prediction (before a GPU run): 256x4096² ~18.5-19 us on an H100 (the 512-row proxy's 18 us
 // plus ~0.5 us for the hand-over: 32 KB per CTA through the SM-to-SM network), ~1.0x cuBLAS,
 // +12% over v23; 256x4096x11008 likewise; every other shape v23's kernels.
+// Measured (S44d, an H100, one process per line, v23 / v27 / cuBLAS interleaved; µs): 256x4096²
+// 21.1 / 21.2 / 20.3, 21.3 / 21.5 / 19.5, 21.2 / 21.4 / 20.5 (-0.5..-1%); the groups of one CTA
+// (ROOFLINE_WS_PAIR_MCAST=1) 21.2 / 23.3 / 20.4, 21.1 / 23.2 / 20.4 (-10%); 256x4096x11008
+// 46.2 / 46.2 / 45.9, 46.3 / 46.2 / 46.8 (level), one-CTA groups 46.3 / 47.9 / 46.8. Not the
+// proxy's 18 us: 512x4096x2048 reads 22 MB from DRAM, 256x4096² 36 MB (B, 32 MB, streamed once),
+// and both the 128 x 64 tile and the split 128 x 128 one take ~21 us there, on the H200 too
+// (v22's 64-wide tile 21.1 us in S43a, cuBLAS 17.6): what bounds them is neither the tile's
+// shared-memory nor its L2 bytes. Correct (`gpu_gemm every_hgemm_variant`, the sanitizer's v27
+// lines: two k-tiles, every dimension off the tile, a CTA partly below M). A step, not best.
 #pragma once
 #include "gemm/hgemm_23_n64_mid_m.cuh"
 
