@@ -37,6 +37,13 @@ static __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap 
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar))
       : "memory");
 }
+// The box of `map` at (c0 innermost, c1) fetched into L2 only (no shared memory, no barrier).
+static __device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap *map, int c0, int c1) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(
+                   reinterpret_cast<unsigned long long>(map)),
+               "r"(c0), "r"(c1)
+               : "memory");
+}
 // `bytes` (a multiple of 16) from global src to shared dst (both 16-byte aligned) in one bulk
 // copy, completing on bar.
 static __device__ __forceinline__ void bulk_load_1d(void *dst, const void *src, unsigned bytes,

@@ -272,6 +272,10 @@ RUNS=(
   "bench hgemm --impl ours --variant 27 --m 256 --n 4096 --k 72"
   "bench hgemm --impl ours --variant 27 --m 200 --n 4040 --k 520"
   "bench hgemm --impl ours --variant 27 --m 130 --n 4096 --k 1000"
+  # HGEMM v28: B prefetched into L2 ahead of the ring (the prefetch past K's end skipped; a K
+  # tail; the 64 and 256 widths)
+  "bench hgemm --impl ours --variant 28 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 28 --m 2056 --n 4096 --k 1000"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

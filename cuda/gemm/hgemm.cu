@@ -36,6 +36,7 @@
 #include "gemm/hgemm_25_release_per_warpgroup.cuh"
 #include "gemm/hgemm_26_rows64_mid_m.cuh"
 #include "gemm/hgemm_27_split_k_pair.cuh"
+#include "gemm/hgemm_28_b_prefetch.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -173,6 +174,10 @@ constexpr Variant kVariants[] = {
      "groups of a cluster split, the partial sums meeting in shared memory (S44d, H100: level "
      "with v23 at 256x4096² and 256x4096x11008)",
      plain<rlg::launch_ws_split_k_pair<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {28, "b_prefetch",
+     "v23, its producer also fetching each B box 8 k-tiles ahead into L2, so that more of B's "
+     "DRAM reads are in flight than the ring holds (not measured yet)",
+     plain<rlg::launch_ws_b_prefetch<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

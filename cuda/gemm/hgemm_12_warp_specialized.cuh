@@ -96,6 +96,9 @@ struct WsCfg {
   // v25 (WsCfgWgRelease): a stage released once per consumer warpgroup (one lane per CTA of
   // the cluster), not once per warp.
   static constexpr bool kWgRelease = false;
+  // v28 (WsCfgPrefetchB): the producer also fetches B's boxes this many k-tiles ahead into L2
+  // (0: none), so that more of B's DRAM reads are in flight than the ring holds.
+  static constexpr int kPrefetchB = 0;
   // v27 (WsCfgSplitK): the cluster's CTAs in kSplitK groups along K, the kMcast CTAs of a
   // group stacked along M sharing B as above; each group computes its share of the k-tiles and
   // the pair's partial sums meet in shared memory (ws_split_k_pair.cuh). kMcast: the CTAs one
@@ -449,6 +452,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                                   static_cast<unsigned short>(((1 << Cfg::kMcast) - 1) << group0));
               else
                 tma_load_2d(dst, &bmap, n0 + 64 * box, kt * Cfg::BK, &full[s]);
+              if constexpr (Cfg::kPrefetchB > 0)
+                if (kt + Cfg::kPrefetchB < k1)
+                  tma_prefetch_2d(&bmap, n0 + 64 * box, (kt + Cfg::kPrefetchB) * Cfg::BK);
             }
           }
           if (++s == S) {
