@@ -95,6 +95,14 @@ int rl_gemm_stream_k_units_check(int total, int clusters, int k_tiles, int sk_ti
  * times. */
 int rl_gemm_ws_schedule_check(int M, int N, int along_n);
 
+/* HGEMM v27's split-K pair walked on the host (cuda/gemm/hgemm_27_split_k_pair.cuh, for its
+ * CPU tests): solo 0, groups of two CTAs along M sharing B (a cluster of 4); 1, groups of one.
+ * 0 when every tile of C is taken once by each group, a group's CTAs share B's columns, and the
+ * two groups' k-tile ranges are non-empty and cover [0, k_tiles) once; 1 bad arguments, 2 a
+ * misaligned tile, 3 a group not sharing B, 4 a tile taken other than once per group, 5 the
+ * k-tile ranges. */
+int rl_gemm_ws_pair_check(int M, int N, int k_tiles, int solo);
+
 /* HGEMM v17's ring under its pingpong schedule, simulated on the host (cuda/gemm/ws_pingpong.cuh,
  * for its CPU tests): a producer, the TMA unit and two consumer warpgroups taking `tiles` tiles
  * of `k_tiles` k-tiles in turn through `stages` stages, interleaved at random from `seed`;

@@ -216,6 +216,11 @@ extern "C" int rl_gemm_ws_schedule_check(int M, int N, int along_n) {
                       : rlg::ws_schedule_check<rlg::WsWidths<true, false, true>::N256>(M, N);
 }
 
+extern "C" int rl_gemm_ws_pair_check(int M, int N, int k_tiles, int solo) {
+  return solo != 0 ? rlg::ws_pair_check<rlg::WsPairKSolo>(M, N, k_tiles)
+                   : rlg::ws_pair_check<rlg::WsPairK>(M, N, k_tiles);
+}
+
 extern "C" int rl_gemm_pingpong_ring_check(int stages, int tiles, int k_tiles, unsigned seed,
                                            int handoff) {
   return rlg::ws_pp_ring_check(stages, tiles, k_tiles, seed, handoff != 0);

@@ -27,6 +27,8 @@
 // shared-memory nor its L2 bytes. Correct (`gpu_gemm every_hgemm_variant`, the sanitizer's v27
 // lines: two k-tiles, every dimension off the tile, a CTA partly below M). A step, not best.
 #pragma once
+#include <vector>
+
 #include "gemm/hgemm_23_n64_mid_m.cuh"
 
 namespace rlg {
@@ -78,6 +80,44 @@ int try_ws_pair_k(const T *A, const T *B, T *C, int M, int N, int K, const Epi &
   if (ws_width_for<WsWidthsN64MidM, Epi, T>(M, N) != 64) return 0;
   return ws_pair_solo() ? try_ws_pair_k_cfg<WsPairKSolo>(A, B, C, M, N, K, epi, stream, launched)
                         : try_ws_pair_k_cfg<WsPairK>(A, B, C, M, N, K, epi, stream, launched);
+}
+
+// v27's work split walked on the host with the kernel's code (WsSchedule by the rank in the
+// multicast group, ws_pair_k_range by the group) for an M x N x (k_tiles k-tiles) problem:
+// every tile of C is taken once by each of the two groups, the group's CTAs share B (the same
+// columns, neighbouring rows), and the groups' k-tile ranges are non-empty and together cover
+// [0, k_tiles) once. 0: all hold; 1: bad arguments; 2-5: which failed.
+template <class Cfg>
+int ws_pair_check(int M, int N, int k_tiles) {
+  if (M <= 0 || N <= 0 || M > (1 << 20) || N > (1 << 20) || k_tiles < 2) return 1;
+  const WsSchedule<Cfg> sched(M, N);
+  const int m_tiles = (M + Cfg::BM - 1) / Cfg::BM, n_tiles = (N + Cfg::BN - 1) / Cfg::BN;
+  std::vector<int> seen(static_cast<size_t>(m_tiles) * n_tiles, 0);
+  for (int t = 0; t < sched.total; ++t) {
+    for (int g = 0; g < Cfg::kSplitK; ++g) {
+      int first_m = -1, first_n = -1;
+      for (int r = 0; r < Cfg::kMcast; ++r) {
+        int m0, n0;
+        sched.at(t, r, m0, n0);
+        if (m0 < 0 || n0 < 0 || m0 % Cfg::BM != 0 || n0 % Cfg::BN != 0) return 2;
+        if (r == 0) {
+          first_m = m0;
+          first_n = n0;
+        } else if (n0 != first_n || m0 != first_m + r * Cfg::BM) {
+          return 3;
+        }
+        const int i = m0 / Cfg::BM, j = n0 / Cfg::BN;
+        if (i < m_tiles && j < n_tiles) ++seen[static_cast<size_t>(i) * n_tiles + j];
+      }
+    }
+  }
+  for (int c : seen)
+    if (c != Cfg::kSplitK) return 4;
+  int k0[2] = {0, 0}, k1[2] = {k_tiles, k_tiles};
+  for (int g = 0; g < 2; ++g) ws_pair_k_range(g, k0[g], k1[g]);
+  if (k0[0] != 0 || k1[0] <= k0[0] || k0[1] != k1[0] || k1[1] <= k0[1] || k1[1] != k_tiles)
+    return 5;
+  return 0;
 }
 
 template <int LOOP, class Epi>

@@ -587,6 +587,27 @@ mod tests {
         assert_eq!(unsafe { ffi::rl_gemm_ws_schedule_check(0, 8, 1) }, 1);
     }
 
+    /// HGEMM v27's split-K pair, walked on the host with the kernel's own code: each group
+    /// takes every tile of C once, a group's CTAs share B, and the two groups' k-tile ranges
+    /// split K without gap or overlap, for groups of two CTAs and of one, at tile multiples and
+    /// off them (a CTA below M), two k-tiles and odd counts.
+    #[test]
+    fn ws_pair_splits_every_tile_and_its_k_tiles_once() {
+        for solo in [0, 1] {
+            for m in [1, 65, 128, 130, 200, 256, 300, 512] {
+                for n in [8, 128, 136, 2056, 4040, 4096, 11008] {
+                    for k_tiles in [2, 3, 17, 64, 172] {
+                        // SAFETY: plain integers in, an integer out; host code only.
+                        let r = unsafe { ffi::rl_gemm_ws_pair_check(m, n, k_tiles, solo) };
+                        assert_eq!(r, 0, "{m}x{n}, {k_tiles} k-tiles, solo {solo}");
+                    }
+                }
+            }
+        }
+        // SAFETY: as above.
+        assert_eq!(unsafe { ffi::rl_gemm_ws_pair_check(256, 4096, 1, 0) }, 1);
+    }
+
     /// HGEMM v17's ring under its pingpong schedule (cuda/gemm/ws_pingpong.cuh), simulated on
     /// the host with the kernel's own bookkeeping: with the warpgroups' hand-off every consumer
     /// reads the k-tile it wants and no agent is stuck, at v17's 4 stages and others, k-tiles
