@@ -350,9 +350,9 @@ __device__ __forceinline__ void ws_epilogue(float (&d)[Cfg::kMBlocks][Cfg::kAcc]
 //            arrival (its pending count is 1), and cannot take bytes of round k + 1 early: the
 //            peer reloads stage s only after this CTA's consumers released round k, which they
 //            do after waiting for it.
-//   empty[s] (count kReleasers x CLUSTER): every consumer warp (v25: warpgroup) of every CTA
-//            of the cluster arrives once per round, after the wgmmas that read the stage
-//            completed (wgmma.wait_group);
+//   empty[s] (count kReleasers x kMcast): every consumer warp (v25: warpgroup) of every CTA
+//            of the multicast group (the cluster; v27: its half along K) arrives once per
+//            round, after the wgmmas that read the stage completed (wgmma.wait_group);
 //            the producer reloads round k + 1 only after round k's phase completed here, so
 //            neither CTA's multicast overwrites a stage the other still reads.
 // Stage and phase advance identically in the producer and the consumers (both walk the same
@@ -425,7 +425,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         sched.at(t, m_rank, m0, n0);
         if constexpr (Cfg::kSplitK > 1) ws_pair_k_range(k_rank, k0, k1);
         for (int kt = k0; kt < k1; ++kt) {
-          // Round r of stage s needs round r - 1 released by all consumer warps of the cluster.
+          // Round r of stage s needs round r - 1 released by the multicast group's consumers.
           if (!first_round) mbar_wait(&empty[s], phase ^ 1);
           unsigned char *st = ring + s * Cfg::kStageBytes;
           mbar_expect_tx(&full[s], Cfg::kStageBytes);
