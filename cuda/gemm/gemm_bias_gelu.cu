@@ -12,6 +12,7 @@
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
 #include "gemm/gemm_bias_gelu_16_epilogue_under_next.cuh"
+#include "gemm/gemm_bias_gelu_17_b_prefetch.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -105,6 +106,10 @@ constexpr Variant kVariants[] = {
      "spills; the tensor pipe's active share unchanged)",
      24, rlg::launch_bias_gelu_epilogue_under_next<0>,
      rlg::launch_bias_gelu_epilogue_under_next<1>, rlg::bias_gelu_bf16_epilogue_under_next},
+    {17, "b_prefetch",
+     "v15 on HGEMM v28: each B box also prefetched into L2 8 k-tiles ahead of the ring (not "
+     "measured yet)",
+     28, rlg::launch_bias_gelu_b_prefetch<0>, rlg::launch_bias_gelu_b_prefetch<1>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 
