@@ -10,7 +10,7 @@
 // 18.4-20.4 on an H100), and v26's 64 x 128 tile (cuBLAS's own, in our frame) was slower still.
 // The 128 x 128 tile runs faster per FLOP: at 512x4096x2048, where 128 CTAs each compute one
 // 128 x 128 x 2048 tile (exactly a split pair's share at 256x4096²), v23 forced to it takes
-// 17.8-18.2 us against 21.1-21.4 at its 64-wide choice (S44c): its n128 wgmmas read half the
+// 17.8-18.2 us against 21.1-21.4 at its 64-wide choice (S44c): its n128 wgmmas read 3/4 of the
 // shared memory per FLOP of n64's, and a CTA reads 24 KB from L2 per 2.1 MFLOP instead of 20
 // KB per 1.05. Without a split, 256x4096² has only 64 such tiles for 132 SMs.
 //
