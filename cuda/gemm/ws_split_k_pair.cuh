@@ -16,7 +16,7 @@
 //             every thread's reads before any staging write);
 //   sender:   wait for pair_free (acquire, cluster scope) -> st.async its sums -> next tile.
 // Each barrier completes once per tile, so both sides wait on the parity of the tiles they have
-// exchanged. Bytes of tile i + 1 cannot land in tile i's phase: the sender writes them only after
+// exchanged (v27's dispatch gives a cluster one tile, one wave; the parities hold for more). Bytes of tile i + 1 cannot land in tile i's phase: the sender writes them only after
 // the receiver has freed the buffer again, which it does after waiting for tile i's phase.
 #pragma once
 #include "gemm/ws_store_tma.cuh"
