@@ -277,6 +277,11 @@ RUNS=(
   "bench hgemm --impl ours --variant 28 --m 300 --n 2056 --k 520"
   "bench hgemm --impl ours --variant 28 --m 2056 --n 4096 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 17 --m 300 --n 2056 --k 520"
+  # HGEMM v29: B's boxes in k-row slices, one per CTA of the pair (the 64-wide tile with a K
+  # tail, and with K = 40, the second slice partly past K; the 192-wide tile's three boxes)
+  "bench hgemm --impl ours --variant 29 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 29 --m 200 --n 4104 --k 40"
+  "bench hgemm --impl ours --variant 29 --m 777 --n 3000 --k 520"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

@@ -37,6 +37,7 @@
 #include "gemm/hgemm_26_rows64_mid_m.cuh"
 #include "gemm/hgemm_27_split_k_pair.cuh"
 #include "gemm/hgemm_28_b_prefetch.cuh"
+#include "gemm/hgemm_29_b_halves.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -176,8 +177,13 @@ constexpr Variant kVariants[] = {
      plain<rlg::launch_ws_split_k_pair<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {28, "b_prefetch",
      "v23, its producer also fetching each B box 8 k-tiles ahead into L2, so that more of B's "
-     "DRAM reads are in flight than the ring holds (not measured yet)",
+     "DRAM reads are in flight than the ring holds (S45a, H100: 11% slower than v23 at "
+     "256x4096², 10% at 256x4096x11008; the squares level)",
      plain<rlg::launch_ws_b_prefetch<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {29, "b_halves",
+     "v23, where a tile's B boxes do not divide evenly over the pair (the 64-wide tile's one, the "
+     "192-wide's three) each box loaded as two k-row slices, one per CTA (not measured yet)",
+     plain<rlg::launch_ws_b_halves<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -99,6 +99,10 @@ struct WsCfg {
   // v28 (WsCfgPrefetchB): the producer also fetches B's boxes this many k-tiles ahead into L2
   // (0: none), so that more of B's DRAM reads are in flight than the ring holds.
   static constexpr int kPrefetchB = 0;
+  // v29 (WsCfgBHalves): where B's boxes do not divide evenly over the multicast group (one box
+  // of a 64-wide tile, three of a 192-wide one), every box is loaded as kMcast slices of its
+  // k-rows, one per CTA, so that each CTA of the group issues the same share of B.
+  static constexpr bool kBHalves = false;
   // v27 (WsCfgSplitK): the cluster's CTAs in kSplitK groups along K, the kMcast CTAs of a
   // group stacked along M sharing B as above; each group computes its share of the k-tiles and
   // the pair's partial sums meet in shared memory (ws_split_k_pair.cuh). kMcast: the CTAs one
@@ -442,6 +446,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             tma_load_2d(st, &amap, kt * Cfg::BK, m0, &full[s]);
 #pragma unroll
             for (int box = 0; box < Cfg::kBoxes; ++box) {
+              if constexpr (Cfg::kBHalves) {
+                // v29: this CTA's slice of the box's k-rows, multicast into the group; the
+                // slice starts at a multiple of 1024 bytes, so the swizzle is the whole box's.
+                constexpr int kRows = Cfg::BK / Cfg::kMcast;
+                ws_load_multicast(st + Cfg::kABytes + box * Cfg::kBoxBytes + m_rank * kRows * 128,
+                                  &bmap, n0 + 64 * box, kt * Cfg::BK + m_rank * kRows, &full[s],
+                                  static_cast<unsigned short>(((1 << Cfg::kMcast) - 1) << group0));
+                continue;
+              }
               // Rank r of the group loads boxes [r * boxes / G, (r + 1) * boxes / G) for all G
               // (kMcast) of them: halves of an even count, 2 + 1 of v13's three, the group's
               // first CTA alone the one box of a 64-column tile.
@@ -691,8 +704,10 @@ int launch_ws(const T *A, const T *B, T *C, int M, int N, int K, const Epi &epi,
   CUtensorMap am, bm, cm;
   // A's box: the tile's rows, or (v19) half of them, each CTA of the pair loading one.
   constexpr int kABoxRows = Cfg::kClusterN ? Cfg::BM / Cfg::kCluster : Cfg::BM;
+  // B's box: 64 columns by a k-tile, or (v29) by one CTA's slice of it.
+  constexpr int kBBoxRows = Cfg::kBHalves ? Cfg::BK / Cfg::kMcast : Cfg::BK;
   if (!rl_tma::tensor_map(&am, A, M, K, Cfg::BK, kABoxRows, Elem<T>::kTma) ||
-      !rl_tma::tensor_map(&bm, B, K, N, 64, Cfg::BK, Elem<T>::kTma))
+      !rl_tma::tensor_map(&bm, B, K, N, 64, kBBoxRows, Elem<T>::kTma))
     return 0;
   // v14's store map: C in boxes of 64 x 64 (v12's kernel takes A's map there and never reads it).
   if (!Cfg::kTmaStore)
