@@ -6,7 +6,9 @@
 // delivery of B, not the functor, sets the pace (HGEMM v28's header).
 //
 // Prediction (before a GPU run): HGEMM v28's gain at the M = 256 shapes, v15's figures elsewhere.
-// Not measured yet (no GPU was lent after the build, S44).
+// Measured (S45a, an H100, v15 / v17 / cuBLASLt interleaved, µs): 256x4096² 22.3 / 24.1 / 21.4,
+// 21.9 / 24.1 / 20.3 (8-10% slower, as HGEMM v28); 4096³ 187.7 / 189.7 / 185.4 (1% slower).
+// Correct (`gpu_gemm gemm_gelu_paths`, the sanitizer's v17 line). A step, not best.
 #pragma once
 #include "gemm/gemm_bias_gelu_15_n64_mid_m.cuh"
 #include "gemm/hgemm_28_b_prefetch.cuh"
