@@ -182,7 +182,8 @@ constexpr Variant kVariants[] = {
      plain<rlg::launch_ws_b_prefetch<rlg::kLoopLean, EpiIdentity>>, nullptr},
     {29, "b_halves",
      "v23, where a tile's B boxes do not divide evenly over the pair (the 64-wide tile's one, the "
-     "192-wide's three) each box loaded as two k-row slices, one per CTA (not measured yet)",
+     "192-wide's three) each box loaded as two k-row slices, one per CTA (S45b, H100: level "
+     "with v23 everywhere)",
      plain<rlg::launch_ws_b_halves<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
