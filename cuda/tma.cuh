@@ -44,6 +44,12 @@ static __device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap *map, i
                "r"(c0), "r"(c1)
                : "memory");
 }
+// The tensor map itself (a __grid_constant__ parameter's generic address) fetched into the TMA
+// unit's descriptor cache ahead of its first use.
+static __device__ __forceinline__ void tma_prefetch_map(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<unsigned long long>(map))
+               : "memory");
+}
 // `bytes` (a multiple of 16) from global src to shared dst (both 16-byte aligned) in one bulk
 // copy, completing on bar.
 static __device__ __forceinline__ void bulk_load_1d(void *dst, const void *src, unsigned bytes,

@@ -282,6 +282,10 @@ RUNS=(
   "bench hgemm --impl ours --variant 29 --m 300 --n 2056 --k 520"
   "bench hgemm --impl ours --variant 29 --m 200 --n 4104 --k 40"
   "bench hgemm --impl ours --variant 29 --m 777 --n 3000 --k 520"
+  # HGEMM v30: the tensor maps prefetched at the start (64- and 256-wide tiles)
+  "bench hgemm --impl ours --variant 30 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 30 --m 2056 --n 4096 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 18 --m 300 --n 2056 --k 520"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

@@ -13,6 +13,7 @@
 #include "gemm/gemm.h"
 #include "gemm/gemm_bias_gelu_16_epilogue_under_next.cuh"
 #include "gemm/gemm_bias_gelu_17_b_prefetch.cuh"
+#include "gemm/gemm_bias_gelu_18_map_prefetch.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -110,6 +111,10 @@ constexpr Variant kVariants[] = {
      "v15 on HGEMM v28: each B box also prefetched into L2 8 k-tiles ahead of the ring (S45a, "
      "H100: 8-10% slower than v15 at 256x4096², 1% at 4096³)",
      28, rlg::launch_bias_gelu_b_prefetch<0>, rlg::launch_bias_gelu_b_prefetch<1>, nullptr},
+    {18, "map_prefetch",
+     "v15 on HGEMM v30: each CTA fetches its A, B and C tensor maps into the TMA unit at the "
+     "kernel's start (not measured yet)",
+     30, rlg::launch_bias_gelu_map_prefetch<0>, rlg::launch_bias_gelu_map_prefetch<1>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

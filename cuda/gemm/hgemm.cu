@@ -38,6 +38,7 @@
 #include "gemm/hgemm_27_split_k_pair.cuh"
 #include "gemm/hgemm_28_b_prefetch.cuh"
 #include "gemm/hgemm_29_b_halves.cuh"
+#include "gemm/hgemm_30_map_prefetch.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -185,6 +186,10 @@ constexpr Variant kVariants[] = {
      "192-wide's three) each box loaded as two k-row slices, one per CTA (S45b, H100: level "
      "with v23 everywhere)",
      plain<rlg::launch_ws_b_halves<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {30, "map_prefetch",
+     "v23, each CTA fetching its A, B and C tensor maps into the TMA unit at the kernel's start, "
+     "not on their first use (not measured yet)",
+     plain<rlg::launch_ws_map_prefetch<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

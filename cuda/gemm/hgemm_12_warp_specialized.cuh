@@ -103,6 +103,9 @@ struct WsCfg {
   // of a 64-wide tile, three of a 192-wide one), every box is loaded as kMcast slices of its
   // k-rows, one per CTA, so that each CTA of the group issues the same share of B.
   static constexpr bool kBHalves = false;
+  // v30 (WsCfgPrefetchMaps): the kernel's tensor maps fetched into the TMA unit before the
+  // barriers are set up, not on the first load (and the first store) that names them.
+  static constexpr bool kPrefetchMaps = false;
   // v27 (WsCfgSplitK): the cluster's CTAs in kSplitK groups along K, the kMcast CTAs of a
   // group stacked along M sharing B as above; each group computes its share of the k-tiles and
   // the pair's partial sums meet in shared memory (ws_split_k_pair.cuh). kMcast: the CTAs one
@@ -397,6 +400,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int group0 = k_rank * Cfg::kMcast;  // the group's first rank
   const int cluster = static_cast<int>(blockIdx.x) / CL;
   const int clusters = static_cast<int>(gridDim.x) / CL;
+  if constexpr (Cfg::kPrefetchMaps) {
+    // v30: one thread of another warp than the barriers' (its prefetches do not wait).
+    if (threadIdx.x == 32) {
+      tma_prefetch_map(&amap);
+      tma_prefetch_map(&bmap);
+      if constexpr (Cfg::kTmaStore) tma_prefetch_map(&cmap);
+    }
+  }
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbar_init(&full[s], 1);
