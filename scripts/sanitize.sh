@@ -286,6 +286,10 @@ RUNS=(
   "bench hgemm --impl ours --variant 30 --m 300 --n 2056 --k 520"
   "bench hgemm --impl ours --variant 30 --m 2056 --n 4096 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 18 --m 300 --n 2056 --k 520"
+  # HGEMM v31: the CTA leaves once its last stores have read the staging (64- and 256-wide)
+  "bench hgemm --impl ours --variant 31 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 31 --m 2056 --n 4096 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 19 --m 300 --n 2056 --k 520"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

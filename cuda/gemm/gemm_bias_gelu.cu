@@ -14,6 +14,7 @@
 #include "gemm/gemm_bias_gelu_16_epilogue_under_next.cuh"
 #include "gemm/gemm_bias_gelu_17_b_prefetch.cuh"
 #include "gemm/gemm_bias_gelu_18_map_prefetch.cuh"
+#include "gemm/gemm_bias_gelu_19_exit_on_read.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -115,6 +116,10 @@ constexpr Variant kVariants[] = {
      "v15 on HGEMM v30: each CTA fetches its A, B and C tensor maps into the TMA unit at the "
      "kernel's start (not measured yet)",
      30, rlg::launch_bias_gelu_map_prefetch<0>, rlg::launch_bias_gelu_map_prefetch<1>, nullptr},
+    {19, "exit_on_read",
+     "v18 on HGEMM v31: the last TMA stores waited for until they have read the staging, not "
+     "completed, before a CTA leaves (not measured yet)",
+     31, rlg::launch_bias_gelu_exit_on_read<0>, rlg::launch_bias_gelu_exit_on_read<1>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

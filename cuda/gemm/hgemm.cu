@@ -39,6 +39,7 @@
 #include "gemm/hgemm_28_b_prefetch.cuh"
 #include "gemm/hgemm_29_b_halves.cuh"
 #include "gemm/hgemm_30_map_prefetch.cuh"
+#include "gemm/hgemm_31_exit_on_read.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -190,6 +191,10 @@ constexpr Variant kVariants[] = {
      "v23, each CTA fetching its A, B and C tensor maps into the TMA unit at the kernel's start, "
      "not on their first use (not measured yet)",
      plain<rlg::launch_ws_map_prefetch<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {31, "exit_on_read",
+     "v30, each CTA's last TMA stores waited for until they have read the staging, not "
+     "completed, before it leaves (not measured yet)",
+     plain<rlg::launch_ws_exit_on_read<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -106,6 +106,9 @@ struct WsCfg {
   // v30 (WsCfgPrefetchMaps): the kernel's tensor maps fetched into the TMA unit before the
   // barriers are set up, not on the first load (and the first store) that names them.
   static constexpr bool kPrefetchMaps = false;
+  // v31 (WsCfgExitOnRead): before the CTA exits, its last TMA stores waited for only until
+  // they have read the staging (the grid's end makes their writes visible), not completed.
+  static constexpr bool kExitOnRead = false;
   // v27 (WsCfgSplitK): the cluster's CTAs in kSplitK groups along K, the kMcast CTAs of a
   // group stacked along M sharing B as above; each group computes its share of the k-tiles and
   // the pair's partial sums meet in shared memory (ws_split_k_pair.cuh). kMcast: the CTAs one
@@ -670,9 +673,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (pending)
         ws_store_tma_packed<Cfg, T>(pend, my_staging, &cmap, M, N, pend_row0, pend_col0, 1 + cw,
                                     epi);
-    // v14: the last stores complete before the CTA (and the staging they read) goes away.
+    // v14: the last stores complete before the CTA (and the staging they read) goes away;
+    // v31: they have read the staging (what the CTA's exit needs: the writes complete with
+    // the grid, as CUTLASS's epilogues leave them).
     if constexpr (Cfg::kTmaStore)
-      if (threadIdx.x % 128 == 0) tma_store_wait_all<false>();
+      if (threadIdx.x % 128 == 0) tma_store_wait_all<Cfg::kExitOnRead>();
   }
   // No CTA exits while its peer may still arrive on its barriers (the consumers' last
   // releases); the multicast copies into it have all landed, its consumers waited for them.
