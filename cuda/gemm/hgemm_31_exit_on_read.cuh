@@ -11,6 +11,12 @@
 //
 // Prediction (before a GPU run): 0.2-0.5 µs less at every shape whose CTAs end together (one
 // wave: 256x4096xK, 2048³), within noise at the squares.
+// Measured (S45f, an H100, v23 / v30 / v31 interleaved, one process a line; µs): 256x4096² 21.3
+// / 21.6 / 22.0, 21.3 / 21.7 / 21.9, 21.3 / 21.9 / 21.0; 256x4096x512 8.67 / 8.61 / 8.61;
+// 256x4096x11008 45.8 / 45.6 / 46.1, 45.5 / 45.3 / 46.2; 1024x14336x4096 177.9 / 175.3 / 179.6;
+// 2048³ 28.9 / 29.2 / 28.9; 4096³ 184.4 / 185.1 / 184.4. Level with v30 and v23 (noise 0.3-3.4%):
+// the store's last round trip is not the fixed gap either. Correct (`gpu_gemm
+// every_hgemm_variant`, the sanitizer's v31 lines). A step, not best.
 #pragma once
 #include "gemm/hgemm_30_map_prefetch.cuh"
 
