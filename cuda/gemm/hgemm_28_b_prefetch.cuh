@@ -17,9 +17,9 @@
 // 21.2 / 23.6 / 21.2, 21.2 / 23.6 / 19.3, 21.1 / 23.5 / 18.6 (11% slower); 256x4096x11008 45.3 /
 // 50.2, 45.8 / 50.1 (10% slower); 256x11008x4096 41.4 / 42.7; 1024x14336x4096 173.8 / 169.5
 // (2.5% faster; S45b: 177.3 / 177.5, level); 4096³ 182.2 / 181.9; 2048³ 29.4 / 29.2. Wrong where
-// it was aimed: B's DRAM reads in flight do not bound 256x4096², and the prefetches slow the
-// loads behind them (v29, which moves half of B's issue to the other CTA, is level with v23:
-// the issuing CTA is not the bound). Correct (`gpu_gemm every_hgemm_variant`, the sanitizer's
+// it was aimed: B's DRAM reads in flight do not bound 256x4096², and (by elimination: v29, which
+// moves half of B's issue to the other CTA, is level with v23, so the issuing CTA is not the
+// bound) the prefetches slow the loads behind them. Correct (`gpu_gemm every_hgemm_variant`, the sanitizer's
 // v28 lines). A step, not best.
 #pragma once
 #include "gemm/hgemm_23_n64_mid_m.cuh"
