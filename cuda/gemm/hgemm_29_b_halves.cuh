@@ -16,9 +16,10 @@
 // µs): 256x4096² 21.1 / 21.0 / 21.3, 21.3 / 21.3 / 21.3, 21.5 / 21.2 / 20.5; 256x4096x11008 47.1 /
 // 48.1 / 47.9, 46.8 / 47.3 / 48.5; 256x11008x4096 (192-wide) 40.6 / 40.6 / 38.3; 512x4096² 28.4 /
 // 28.5 / 27.3; 1024x14336x4096 177.3 / 177.2; 4096³ 181.8 / 181.8. Level with v23 everywhere
-// (-1.5..+0.7%, inside the 1.3-2.5% noise): who issues B does not bound 256x4096², so v28 lost by
-// what its prefetch does to the memory system, not by its one more instruction. Correct
-// (`gpu_gemm every_hgemm_variant`, the sanitizer's three v29 lines). A step, not best.
+// (times -1.6..+2.1% of v23's, the noise 1.3-2.5% a figure): who issues B does not bound
+// 256x4096², so v28 lost by what its prefetch does to the memory system, not by its one more
+// instruction. Correct (`gpu_gemm every_hgemm_variant`, the sanitizer's three v29 lines). A step,
+// not best.
 #pragma once
 #include "gemm/hgemm_23_n64_mid_m.cuh"
 

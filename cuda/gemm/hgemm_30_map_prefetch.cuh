@@ -16,9 +16,9 @@
 // Measured (S45f, an H100 at 1935-1980 MHz, v23 / v30 / cuBLAS interleaved, one process a line;
 // µs): 256x4096² 21.3 / 21.6 / 19.3, 21.3 / 21.7 / 19.2, 21.3 / 21.9 / 20.7; 256x4096x512 8.67 /
 // 8.61 / 7.20; 256x4096x11008 45.8 / 45.6, 45.5 / 45.3; 1024x14336x4096 177.9 / 175.3; 2048³
-// 28.9 / 29.2; 4096³ 184.4 / 185.1. Level with v23 (-1.4..+2.7%, noise 1.1-2.8%): the maps'
-// first fetch is not the fixed gap. Correct (`gpu_gemm every_hgemm_variant`, the sanitizer's
-// v30 lines). A step, not best.
+// 28.9 / 29.2; 4096³ 184.4 / 185.1. Level with v23 (times -1.4..+2.7% of v23's, noise 1.1-2.8%):
+// the maps' first fetch is not the fixed gap. Correct (`gpu_gemm every_hgemm_variant`, the
+// sanitizer's v30 lines). A step, not best.
 #pragma once
 #include "gemm/hgemm_23_n64_mid_m.cuh"
 
