@@ -19,8 +19,8 @@
 // (2.5% faster; S45b: 177.3 / 177.5, level); 4096³ 182.2 / 181.9; 2048³ 29.4 / 29.2. Wrong where
 // it was aimed: B's DRAM reads in flight do not bound 256x4096², and (by elimination: v29, which
 // moves half of B's issue to the other CTA, is level with v23, so the issuing CTA is not the
-// bound) the prefetches slow the loads behind them. Correct (`gpu_gemm every_hgemm_variant`, the sanitizer's
-// v28 lines). A step, not best.
+// bound) the prefetches slow the loads behind them. Correct (`gpu_gemm every_hgemm_variant`,
+// the sanitizer's v28 lines). A step, not best.
 #pragma once
 #include "gemm/hgemm_23_n64_mid_m.cuh"
 
