@@ -290,6 +290,13 @@ RUNS=(
   "bench hgemm --impl ours --variant 31 --m 300 --n 2056 --k 520"
   "bench hgemm --impl ours --variant 31 --m 2056 --n 4096 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 19 --m 300 --n 2056 --k 520"
+  # HGEMM v32: the producer's tail for the cluster's last meeting (the 64-wide tile with a K
+  # tail; K = 8, one k-tile, fewer loads than stages; the 256-wide tile's held stage released
+  # at the end, several tiles a CTA)
+  "bench hgemm --impl ours --variant 32 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 32 --m 333 --n 7000 --k 8"
+  "bench hgemm --impl ours --variant 32 --m 2056 --n 4096 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 20 --m 300 --n 2056 --k 520"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

@@ -15,6 +15,7 @@
 #include "gemm/gemm_bias_gelu_17_b_prefetch.cuh"
 #include "gemm/gemm_bias_gelu_18_map_prefetch.cuh"
 #include "gemm/gemm_bias_gelu_19_exit_on_read.cuh"
+#include "gemm/gemm_bias_gelu_20_producer_tail.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -120,6 +121,11 @@ constexpr Variant kVariants[] = {
      "v18 on HGEMM v31: the last TMA stores waited for until they have read the staging, not "
      "completed, before a CTA leaves (S45f, H100: level with v15 and v18)",
      31, rlg::launch_bias_gelu_exit_on_read<0>, rlg::launch_bias_gelu_exit_on_read<1>, nullptr},
+    {20, "producer_tail",
+     "v15 on HGEMM v32: the cluster's first meeting with a relaxed arrive and no last meeting, "
+     "each producer waiting for its stages' releases instead (not measured yet)",
+     32, rlg::launch_bias_gelu_producer_tail<0>, rlg::launch_bias_gelu_producer_tail<1>,
+     nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -40,6 +40,7 @@
 #include "gemm/hgemm_29_b_halves.cuh"
 #include "gemm/hgemm_30_map_prefetch.cuh"
 #include "gemm/hgemm_31_exit_on_read.cuh"
+#include "gemm/hgemm_32_producer_tail.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -195,6 +196,10 @@ constexpr Variant kVariants[] = {
      "v30, each CTA's last TMA stores waited for until they have read the staging, not "
      "completed, before it leaves (S45f, H100: level with v30 and v23)",
      plain<rlg::launch_ws_exit_on_read<rlg::kLoopLean, EpiIdentity>>, nullptr},
+    {32, "producer_tail",
+     "v23, its cluster's first meeting with a relaxed arrive and no last meeting: each producer "
+     "waits until its stages are released, then the CTA leaves (not measured yet)",
+     plain<rlg::launch_ws_producer_tail<rlg::kLoopLean, EpiIdentity>>, nullptr},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

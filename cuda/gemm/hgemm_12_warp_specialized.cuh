@@ -109,6 +109,10 @@ struct WsCfg {
   // v31 (WsCfgExitOnRead): before the CTA exits, its last TMA stores waited for only until
   // they have read the staging (the grid's end makes their writes visible), not completed.
   static constexpr bool kExitOnRead = false;
+  // v32 (WsCfgProducerTail): the cluster's first meeting without the release (the barriers'
+  // init fence orders what it must), and no last meeting: each producer waits instead until
+  // every stage it filled has been released by all of its readers (CUTLASS's producer tail).
+  static constexpr bool kProducerTail = false;
   // v27 (WsCfgSplitK): the cluster's CTAs in kSplitK groups along K, the kMcast CTAs of a
   // group stacked along M sharing B as above; each group computes its share of the k-tiles and
   // the pair's partial sums meet in shared memory (ws_split_k_pair.cuh). kMcast: the CTAs one
@@ -225,6 +229,12 @@ __device__ __forceinline__ int ws_cluster_rank() {
 // .aligned: the producer warp reaches the last one after its lane 0 ran the loads alone.
 __device__ __forceinline__ void ws_cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+// v32: the same meeting with a relaxed arrive, which compiles without the release's ERRBAR
+// (Nsight Compute, S44f: ~900 SM cycles a warp at v23's start). Only for the meeting after
+// the barriers' init: fence.mbarrier_init.release.cluster orders the inits before it.
+__device__ __forceinline__ void ws_cluster_sync_after_init() {
+  asm volatile("barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
 }
 // Arrives on the mbarrier at bar's offset in CTA `cta` of the cluster (this one included).
 // The default (CTA-scope) semantics, as CUTLASS's ClusterBarrier: what it orders is a
@@ -427,7 +437,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   // Every CTA's barriers are initialized before any CTA multicasts into or arrives on them.
-  if constexpr (CL > 1)
+  if constexpr (CL > 1 && Cfg::kProducerTail)
+    ws_cluster_sync_after_init();
+  else if constexpr (CL > 1)
     ws_cluster_sync();
   else
     __syncthreads();
@@ -491,6 +503,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
       });
+      if constexpr (Cfg::kProducerTail && CL > 1) {
+        // v32: the ring once more round, waiting as for a next load: every stage filled has
+        // been released by the consumers of every CTA it was multicast to, so no arrival on
+        // this CTA's barriers is still to come when it leaves (the peers' producers wait the
+        // same for this CTA's consumers' arrivals on theirs).
+        for (int i = 0; i < S; ++i) {
+          if (!first_round) mbar_wait(&empty[s], phase ^ 1);
+          if (++s == S) {
+            s = 0;
+            phase ^= 1;
+            first_round = false;
+          }
+        }
+      }
     }
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kWsConsumerRegs));
@@ -673,6 +699,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (pending)
         ws_store_tma_packed<Cfg, T>(pend, my_staging, &cmap, M, N, pend_row0, pend_col0, 1 + cw,
                                     epi);
+    // v32: the stage holding the last tile's second half goes back to the producers too, for
+    // their tail (v21 releases it in the next tile's loop).
+    if constexpr (Cfg::kProducerTail && Cfg::kHalfInRing)
+      if (held >= 0 && threadIdx.x % 128 == 0) {
+        tma_store_wait_all<true>();
+#pragma unroll
+        for (int w = 0; w < Cfg::kReleasers / (Cfg::kConsumerWarps / 4); ++w)
+          ws_release<Cfg::kMcast>(&empty[held], 0);
+      }
     // v14: the last stores complete before the CTA (and the staging they read) goes away;
     // v31: they have read the staging (what the CTA's exit needs: the writes complete with
     // the grid, as CUTLASS's epilogues leave them).
@@ -681,7 +716,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
   // No CTA exits while its peer may still arrive on its barriers (the consumers' last
   // releases); the multicast copies into it have all landed, its consumers waited for them.
-  if constexpr (CL > 1) ws_cluster_sync();
+  // v32: its producer's tail waited for those arrivals instead.
+  if constexpr (CL > 1 && !Cfg::kProducerTail) ws_cluster_sync();
 #else
   __trap();  // never launched: the host runs it on compute capability 9.0 with sm_90a code only
 #endif
