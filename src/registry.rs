@@ -573,7 +573,7 @@ mod tests {
         assert!(h
             .check_dtype(bf16, &[14], vec!["cublas".into()], false)
             .is_ok());
-        assert_eq!(h.variants_in(bf16), [14, 18, 19, 21, 22, 23, 24]);
+        assert_eq!(h.variants_in(bf16), [14, 18, 19, 21, 22, 23, 24, 32]);
 
         let g = find("gemm_bias_gelu").unwrap();
         let e = g

@@ -1,8 +1,8 @@
 // The GEMM family's bf16 launchers (defined in gemm_bf16.cu), which the variant tables of
 // hgemm.cu, gemm_bias_gelu.cu and gemm_residual.cu name in their bf16 column: the bf16 form of
 // each family's best step (HGEMM v23, GEMM+bias+GELU v15, GEMM+bias+residual v11) and of HGEMM
-// v14 / v18 / v19 / v21 / v22 and GEMM+bias+GELU v7 / v11 / v12 / v13 / v14 (gemm::BF16_FORMS,
-// gemm_gelu::BF16_FORMS),
+// v14 / v18 / v19 / v21 / v22 / v24 / v32 and GEMM+bias+GELU v7 / v11 / v12 / v13 / v14 / v16 /
+// v20 (gemm::BF16_FORMS, gemm_gelu::BF16_FORMS),
 // the paths of gemm/bf16_paths.cuh with the family's functor in bf16. They live in an object of
 // their own so that the fp16 tables' objects hold exactly the kernels they held before bf16: in
 // one module with the bf16 instantiations, which come first, the module's extern shared arrays
@@ -63,5 +63,11 @@ int hgemm_bf16_epilogue_under_next(const bf16 *A, const bf16 *B, bf16 *C, int M,
                                    cudaStream_t s);
 int bias_gelu_bf16_epilogue_under_next(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C,
                                        int M, int N, int K, int gelu_kind, cudaStream_t s);
+// HGEMM v32's and GEMM+bias+GELU v20's forms: v23's widths, the cluster met once, relaxed, and
+// left on the producer's tail.
+int hgemm_bf16_producer_tail(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K,
+                             cudaStream_t s);
+int bias_gelu_bf16_producer_tail(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                                 int N, int K, int gelu_kind, cudaStream_t s);
 
 }  // namespace rlg

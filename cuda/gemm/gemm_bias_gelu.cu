@@ -6,9 +6,9 @@
 // "best" is v15: HGEMM v23's kernels, every M path of them with bias and GELU applied before
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
 // shape, stored by TMA (the 128x256 tile in halves, the second in the ring), where it suits the
-// shape, else v4's (the lean loop in its fused form). v15, v14, v13, v11, v12 and v7 have bf16
-// forms (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in
-// bf16).
+// shape, else v4's (the lean loop in its fused form). v15, v14, v13, v11, v12, v7, v16 and v20
+// have bf16 forms (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the
+// functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
 #include "gemm/gemm_bias_gelu_16_epilogue_under_next.cuh"
@@ -125,7 +125,7 @@ constexpr Variant kVariants[] = {
      "v15 on HGEMM v32: the cluster's first meeting with a relaxed arrive and no last meeting, "
      "each producer waiting for its stages' releases instead (not measured yet)",
      32, rlg::launch_bias_gelu_producer_tail<0>, rlg::launch_bias_gelu_producer_tail<1>,
-     nullptr},
+     rlg::bias_gelu_bf16_producer_tail},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -2,9 +2,9 @@
 // ladder (cuda/gemm/hgemm_NN_<name>.cuh, whose header says what the step changes and what it
 // measured) with the identity epilogue; each step builds on the one before it.
 //
-// bf16 (rl_hgemm_bf16): v23 (best), v22, v21, v18, v19 and v14 have bf16 forms (gemm_bf16.cu: the
-// paths of gemm/bf16_paths.cuh at each one's widths, v19's pairs); v14's stays for
-// GEMM+bias+residual v11, whose plain twin it is.
+// bf16 (rl_hgemm_bf16): v23 (best), v22, v21, v18, v19, v24, v32 and v14 have bf16 forms
+// (gemm_bf16.cu: the paths of gemm/bf16_paths.cuh at each one's widths, v19's pairs); v14's
+// stays for GEMM+bias+residual v11, whose plain twin it is.
 //
 // "best" is v23. What it runs, by shape (the first that applies; src/kernels/gemm.rs keeps the
 // same table for `roofline list`):
@@ -199,7 +199,8 @@ constexpr Variant kVariants[] = {
     {32, "producer_tail",
      "v23, its cluster's first meeting with a relaxed arrive and no last meeting: each producer "
      "waits until its stages are released, then the CTA leaves (not measured yet)",
-     plain<rlg::launch_ws_producer_tail<rlg::kLoopLean, EpiIdentity>>, nullptr},
+     plain<rlg::launch_ws_producer_tail<rlg::kLoopLean, EpiIdentity>>,
+     rlg::hgemm_bf16_producer_tail},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -60,8 +60,9 @@ pub fn best_in(dtype: Dtype) -> u32 {
 
 /// The HGEMM variants with a bf16 form (cuda/gemm/hgemm.cu's bf16 column; the tests hold the
 /// table to it): best (v23), v18, v19, v21 and v22 (the steps before it and the 128x64 pairs,
-/// measured against it), v24 (the step after it) and v14, GEMM+bias+residual v11's plain twin.
-pub const BF16_FORMS: [u32; 7] = [14, 18, 19, 21, 22, 23, 24];
+/// measured against it), v24 and v32 (steps after it) and v14, GEMM+bias+residual v11's plain
+/// twin.
+pub const BF16_FORMS: [u32; 8] = [14, 18, 19, 21, 22, 23, 24, 32];
 
 /// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
 pub fn takes_bf16(v: u32) -> bool {
