@@ -297,6 +297,7 @@ RUNS=(
   "bench hgemm --impl ours --variant 32 --m 333 --n 7000 --k 8"
   "bench hgemm --impl ours --variant 32 --m 2056 --n 4096 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 20 --m 300 --n 2056 --k 520"
+  "bench hgemm --impl ours --variant 32 --dtype bf16 --m 2056 --n 4096 --k 72"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"
