@@ -291,6 +291,17 @@ __device__ __forceinline__ void ws_release_wg(unsigned long long *empty, int t) 
   else
     ws_arrive_in(empty, t);
 }
+// v21: the stage holding the last tile's second half goes back to the producers once its
+// store has read it, for this warpgroup's 4 warps (thread 0 of the warpgroup; the caller
+// checks that a stage is held).
+template <class Cfg>
+__device__ __forceinline__ void ws_release_held(unsigned long long *empty) {
+  if (threadIdx.x % 128 != 0) return;
+  tma_store_wait_all<true>();
+#pragma unroll
+  for (int w = 0; w < Cfg::kReleasers / (Cfg::kConsumerWarps / 4); ++w)
+    ws_release<Cfg::kMcast>(empty, 0);
+}
 // The release the configuration asks for: per warp (lane 0), or (v25) per warpgroup.
 // first: the first rank of the CTA's multicast group (v27; else 0).
 template <class Cfg>
@@ -449,6 +460,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (threadIdx.x == 0) {
       int s = 0, phase = 0;
       bool first_round = true;
+      // The ring's next stage, a new round (phase) after the last one.
+      const auto advance = [&] {
+        if (++s == S) {
+          s = 0;
+          phase ^= 1;
+          first_round = false;
+        }
+      };
       ws_for_units<Cfg::kStreamK>(cluster, clusters, sched.total, k_tiles, sk, [&](int t, int k0,
                                                                                 int k1) {
         int m0, n0;
@@ -496,11 +515,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                   tma_prefetch_2d(&bmap, n0 + 64 * box, (kt + Cfg::kPrefetchB) * Cfg::BK);
             }
           }
-          if (++s == S) {
-            s = 0;
-            phase ^= 1;
-            first_round = false;
-          }
+          advance();
         }
       });
       if constexpr (Cfg::kProducerTail && CL > 1) {
@@ -510,11 +525,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         // same for this CTA's consumers' arrivals on theirs).
         for (int i = 0; i < S; ++i) {
           if (!first_round) mbar_wait(&empty[s], phase ^ 1);
-          if (++s == S) {
-            s = 0;
-            phase ^= 1;
-            first_round = false;
-          }
+          advance();
         }
       }
     }
@@ -615,16 +626,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage
         if (kt > k0) ws_release_cfg<Cfg>(&empty[prev], lane, group0);
-        if constexpr (Cfg::kHalfInRing) {
-          // v21: the stage holding the last tile's second half goes back to the producers
-          // once its store has read it (by now, as a rule), for this warpgroup's 4 warps.
-          if (kt == k0 && held >= 0 && threadIdx.x % 128 == 0) {
-            tma_store_wait_all<true>();
-#pragma unroll
-            for (int w = 0; w < Cfg::kReleasers / (Cfg::kConsumerWarps / 4); ++w)
-              ws_release<Cfg::kMcast>(&empty[held], 0);
-          }
-        }
+        if constexpr (Cfg::kHalfInRing)
+          if (kt == k0 && held >= 0) ws_release_held<Cfg>(&empty[held]);  // read by now, usually
         if constexpr (StagesOperand<Epi>::value) {
           // Residual v11: the operand's copy into the staging, under the tile's second half,
           // once the previous tile's stores have read it (ws_staged_operand.cuh).
@@ -702,12 +705,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // v32: the stage holding the last tile's second half goes back to the producers too, for
     // their tail (v21 releases it in the next tile's loop).
     if constexpr (Cfg::kProducerTail && Cfg::kHalfInRing)
-      if (held >= 0 && threadIdx.x % 128 == 0) {
-        tma_store_wait_all<true>();
-#pragma unroll
-        for (int w = 0; w < Cfg::kReleasers / (Cfg::kConsumerWarps / 4); ++w)
-          ws_release<Cfg::kMcast>(&empty[held], 0);
-      }
+      if (held >= 0) ws_release_held<Cfg>(&empty[held]);
     // v14: the last stores complete before the CTA (and the staging they read) goes away;
     // v31: they have read the staging (what the CTA's exit needs: the writes complete with
     // the grid, as CUTLASS's epilogues leave them).
