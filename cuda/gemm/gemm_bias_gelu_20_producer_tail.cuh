@@ -6,6 +6,11 @@
 // widest gap to cuBLASLt's GELU_BIAS, and 2048³).
 //
 // Prediction (before a GPU run): HGEMM v32's gain over v23 at the one-tile shapes.
+//
+// Measured (S46a, H100, interleaved with v15 and cuBLASLt's GELU_BIAS, 1935-1980 MHz):
+// 256x4096² 19.84 / 19.97 µs in two processes, v15 21.82 / 21.92 (-9%), cuBLASLt 20.93 /
+// 21.06 (1.05x cuBLASLt); 2048³ 29.95 µs, v15 30.91 (-3%), cuBLASLt 28.99 (0.97x), 1.08x
+// HGEMM v32's 27.71: at one tile per CTA the bias + GELU epilogue is wholly exposed.
 #pragma once
 #include "gemm/gemm_bias_gelu_15_n64_mid_m.cuh"
 #include "gemm/hgemm_32_producer_tail.cuh"

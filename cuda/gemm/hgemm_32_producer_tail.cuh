@@ -17,6 +17,16 @@
 //
 // Prediction (before a GPU run): 0.5-1.0 µs less wherever a CTA has one tile (256x4096²
 // 21.3 -> ~20.5 µs, 4%; 2048³ ~2%), within noise at the squares (4+ tiles a CTA).
+//
+// Measured (S46a, H100, interleaved with v23 and cuBLAS, SM clocks 1950-1980 MHz): 256x4096²
+// 19.2-19.5 µs in three processes, v23 21.3-21.7 (9-11% less), cuBLAS 20.6-21.4 (1.07-1.10x
+// cuBLAS); K = 512 1.05 µs less (7.78 vs 8.83; cuBLAS 7.36); 256x11008x4096 -4%; 2048³ -4.6%
+// (27.71 vs 29.06 µs; 0.98x cuBLAS); 4096³ -1.0% (1.004x cuBLAS); 256x4096x11008 -0.5..-1.9%;
+// 1024x14336x4096 +0.4% (noise; 0.94x cuBLAS, as v23). bf16: 256x4096² -9.4%, 4096³ -0.5%.
+// The gain at the one-tile shapes is twice the prediction, which counted only the meetings'
+// own stall samples; what else the last meeting held (a CTA waiting for its peer's last
+// tile) was not measured apart. Correct: the every-variant, GELU-path and bf16 GPU tests, and
+// compute-sanitizer's four tools on its lines (K tail, K = 8, the held stage, bf16).
 #pragma once
 #include "gemm/hgemm_23_n64_mid_m.cuh"
 

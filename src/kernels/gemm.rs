@@ -21,13 +21,14 @@ use rand_chacha::ChaCha8Rng;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The variant "best" means: v23 "n64_mid_m" (cuda/gemm/hgemm_23_n64_mid_m.cuh): v14's widths
-/// with the 128x256 tile staged in halves for a fourth stage (v18), the second half in the ring
-/// stage its last k-tile emptied (v21), the wgmma descriptors moved on by adds at every width
-/// (v22), the 64-wide tile at every M the cost model gives it. What it runs at which shapes is
+/// The variant "best" means: v32 "producer_tail" (cuda/gemm/hgemm_32_producer_tail.cuh): v14's
+/// widths with the 128x256 tile staged in halves for a fourth stage (v18), the second half in
+/// the ring stage its last k-tile emptied (v21), the wgmma descriptors moved on by adds at every
+/// width (v22), the 64-wide tile at every M the cost model gives it (v23), the cluster met once,
+/// relaxed, and left on the producer's tail (v32). What it runs at which shapes is
 /// `FAMILY.dispatch` (the same table as the comment of cuda/gemm/hgemm.cu); docs/perf-log.md has
 /// the figures.
-pub const BEST: u32 = 23;
+pub const BEST: u32 = 32;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -59,9 +60,8 @@ pub fn best_in(dtype: Dtype) -> u32 {
 }
 
 /// The HGEMM variants with a bf16 form (cuda/gemm/hgemm.cu's bf16 column; the tests hold the
-/// table to it): best (v23), v18, v19, v21 and v22 (the steps before it and the 128x64 pairs,
-/// measured against it), v24 and v32 (steps after it) and v14, GEMM+bias+residual v11's plain
-/// twin.
+/// table to it): best (v32), v18, v19 and v21-v24 (steps before it and the 128x64 pairs,
+/// measured against it) and v14, GEMM+bias+residual v11's plain twin.
 pub const BF16_FORMS: [u32; 8] = [14, 18, 19, 21, 22, 23, 24, 32];
 
 /// Whether HGEMM variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
@@ -361,15 +361,16 @@ pub const FAMILY: Family = Family {
         Dispatch {
             shapes: "M >= 65 where a tile of 128 x 256/192/128/64 keeps half of the tensor \
                      cores' time on C; N, K multiples of 8",
-            runs: "v23: the persistent warp-specialized wgmma kernel (TMA multicast over a \
+            runs: "v32: the persistent warp-specialized wgmma kernel (TMA multicast over a \
                    cluster of 2) at the width with the fewest waves per speed (v13), results \
                    stored by TMA from stmatrix'ed shared memory (v14), the 128x256 tile's \
                    half a tile at a time for a fourth stage (v18), its second half in the \
                    ring stage its last k-tile emptied (v21), the wgmma descriptors moved on \
-                   by adds (v22), the 64-wide tile at mid M too (v23)",
+                   by adds (v22), the 64-wide tile at mid M too (v23), the cluster met once, \
+                   relaxed, and left on the producer's tail (v32)",
             why: "0.95x / 0.99-1.01x / 1.01x cuBLAS at 2048 / 4096 / 8192^3, 1.03x at \
-                  1024x14336x4096 (v22, S43a, H200; v21 0.95 / 0.99-1.00 / 1.00, 0.96-0.98); \
-                  v23 +4-6% over v22 at 256x4096xK (S43d, H100)",
+                  1024x14336x4096 (v22, S43a, H200); v23 +4-6% over v22 at 256x4096xK (S43d, \
+                  H100); v32 9-11% faster than v23 at 256x4096^2, 5% at 2048^3 (S46a, H100)",
         },
         Dispatch {
             shapes: "grids of a wave or more of 128x256 tiles (at most 1/4 of their area \
@@ -415,8 +416,8 @@ pub const FAMILY: Family = Family {
             why: "the fastest WMMA tile per shape by v6's cost model",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v14, v18 / v21 / v22 / v23 at their widths, v19 with its \
-                     pairs): \
+            shapes: "bf16 (--dtype bf16: v14, v18 / v21 / v22 / v23 / v24 / v32 at their widths, \
+                     v19 with its pairs): \
                      where that kernel or v12's runs in fp16",
             runs: "the same warp-specialized kernel in bf16 (wgmma .bf16, bf16 tensor maps and \
                    stores; cuda/gemm/bf16_paths.cuh)",

@@ -52,10 +52,10 @@ impl GeluImpl {
     }
 }
 
-/// The variant "best" means: v15 "n64_mid_m" (cuda/gemm/gemm_bias_gelu_15_n64_mid_m.cuh): HGEMM
-/// v23's kernels (its plain twin) with bias and GELU applied before the store on every M path;
-/// docs/perf-log.md has the figures.
-pub const BEST: u32 = 15;
+/// The variant "best" means: v20 "producer_tail" (cuda/gemm/gemm_bias_gelu_20_producer_tail.cuh):
+/// HGEMM v32's kernels (its plain twin) with bias and GELU applied before the store on every M
+/// path; docs/perf-log.md has the figures.
+pub const BEST: u32 = 20;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -72,7 +72,7 @@ pub fn variants() -> Vec<(u32, String)> {
 }
 
 /// The fused variants with a bf16 form (cuda/gemm/gemm_bias_gelu.cu's bf16 column; the tests
-/// hold the table to it): best (v15), v16 and v20 (steps after it), v14, v13, v11, v7 and v12.
+/// hold the table to it): best (v20), v15 and v16 (steps before it), v14, v13, v11, v7 and v12.
 pub const BF16_FORMS: [u32; 8] = [7, 11, 12, 13, 14, 15, 16, 20];
 
 /// Whether fused variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
@@ -380,12 +380,13 @@ pub const FAMILY: Family = Family {
     best,
     dispatch: &[
         Dispatch {
-            shapes: "where hgemm v23 runs its warp-specialized kernel (a width per shape)",
-            runs: "HGEMM v23's kernel with the bias + GELU functor in the consumers' registers, \
+            shapes: "where hgemm v32 runs its warp-specialized kernel (a width per shape)",
+            runs: "HGEMM v32's kernel with the bias + GELU functor in the consumers' registers, \
                    the tile stored by TMA (the 128x256 tile in halves, the second in the ring)",
             why: "the plain GEMM's kernel with one more functor (v7 on HGEMM v14: 0.97x \
                   cuBLASLt's GELU_BIAS at 4096^3; 1.04x / 1.09x our plain GEMM at 4096^3 / \
-                  2048^3, S35a)",
+                  2048^3, S35a); v20 9% faster than v15 at 256x4096^2, 3% at 2048^3 (S46a, \
+                  H100)",
         },
         Dispatch {
             shapes: "every other M",
@@ -406,11 +407,11 @@ pub const FAMILY: Family = Family {
             why: "keeps the copies' source registers apart at 255 registers (VK: -2.3% at 4096^3)",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v7, v11, v12, v13, v14 and v15, as HGEMM v14, v18, \
-                     v19, v21, v22 and v23)",
-            runs: "hgemm's bf16 paths (v14's, v18's, v19's, v21's or v22's kernels, else v12's, \
-                   else \
-                   v9's tile at any M, else v1's) with the functor in bf16, the bias in bf16",
+            shapes: "bf16 (--dtype bf16: v7, v11-v16 and v20, as HGEMM v14, v18, v19, v21-v24 \
+                     and v32)",
+            runs: "hgemm's bf16 paths (that variant's warp-specialized kernels, else v12's, \
+                   else v9's tile at any M, else v1's) with the functor in bf16, the bias in \
+                   bf16",
             why: "the fp16 kernels' bf16 forms (figures: docs/perf-log.md)",
         },
     ],
