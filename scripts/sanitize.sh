@@ -298,6 +298,11 @@ RUNS=(
   "bench hgemm --impl ours --variant 32 --m 2056 --n 4096 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 20 --m 300 --n 2056 --k 520"
   "bench hgemm --impl ours --variant 32 --dtype bf16 --m 2056 --n 4096 --k 72"
+  # GEMM+bias+GELU v21: the bias in registers from the tile's start (N off the tile: the pairs
+  # past N read nothing; the 256-wide tile, several tiles a CTA; bf16)
+  "bench gemm_bias_gelu --impl fused --variant 21 --m 300 --n 2056 --k 520"
+  "bench gemm_bias_gelu --impl fused --variant 21 --m 2056 --n 4104 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 21 --dtype bf16 --m 2056 --n 4096 --k 72"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

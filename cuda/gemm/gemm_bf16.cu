@@ -6,6 +6,7 @@
 #include "gemm/bf16_paths.cuh"
 #include "gemm/bias_gelu_epilogue.cuh"
 #include "gemm/bias_residual_epilogue.cuh"
+#include "gemm/gemm_bias_gelu_21_bias_in_registers.cuh"
 #include "gemm/hgemm_32_producer_tail.cuh"
 
 namespace rlg {
@@ -139,6 +140,15 @@ int bias_gelu_bf16_producer_tail(const bf16 *A, const bf16 *B, const bf16 *bias,
   if (gelu_kind == 0)
     return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<0, true, bf16>{bias}, s);
   return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGelu<1, true, bf16>{bias}, s);
+}
+
+// GEMM+bias+GELU v21's form: v20's, the bias loaded at each tile's start.
+int bias_gelu_bf16_in_registers(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                                int N, int K, int gelu_kind, cudaStream_t s) {
+  using W = WsWidthsProducerTail;
+  if (gelu_kind == 0)
+    return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluEarly<0, bf16>{{bias}}, s);
+  return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluEarly<1, bf16>{{bias}}, s);
 }
 
 }  // namespace rlg

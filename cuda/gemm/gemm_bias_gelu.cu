@@ -6,8 +6,8 @@
 // "best" is v20: HGEMM v32's kernels, every M path of them with bias and GELU applied before
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
 // shape, stored by TMA (the 128x256 tile in halves, the second in the ring), where it suits the
-// shape, else v4's (the lean loop in its fused form). v15, v14, v13, v11, v12, v7, v16 and v20
-// have bf16 forms (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the
+// shape, else v4's (the lean loop in its fused form). v15, v14, v13, v11, v12, v7, v16, v20 and
+// v21 have bf16 forms (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the
 // functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
@@ -16,6 +16,7 @@
 #include "gemm/gemm_bias_gelu_18_map_prefetch.cuh"
 #include "gemm/gemm_bias_gelu_19_exit_on_read.cuh"
 #include "gemm/gemm_bias_gelu_20_producer_tail.cuh"
+#include "gemm/gemm_bias_gelu_21_bias_in_registers.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -127,6 +128,11 @@ constexpr Variant kVariants[] = {
      "256x4096², 3% at 2048³)",
      32, rlg::launch_bias_gelu_producer_tail<0>, rlg::launch_bias_gelu_producer_tail<1>,
      rlg::bias_gelu_bf16_producer_tail},
+    {21, "bias_in_registers",
+     "v20 with each tile's bias read into registers when a consumer starts the tile, not at its "
+     "store (not measured yet)",
+     32, rlg::launch_bias_gelu_in_registers<0>, rlg::launch_bias_gelu_in_registers<1>,
+     rlg::bias_gelu_bf16_in_registers},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

@@ -577,6 +577,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for (int mi = 0; mi < Cfg::kMBlocks; ++mi)
 #pragma unroll
         for (int i = 0; i < Cfg::kAcc; ++i) d[mi][i] = 0.0f;
+      // Fused v21: the tile's column operand (bias) into registers, landing under the loop.
+      [[maybe_unused]] unsigned col_ops[col_operand_regs<Cfg, Epi>()];
+      if constexpr (Cfg::kTmaStore && !Cfg::kStoreUnderNext)
+        ws_load_col_operand<Cfg, T>(epi, n0, N, lane, col_ops);
       int prev = 0;
       // Two k-tiles an iteration, one where a staged operand is copied in: what the compiler
       // chooses for every other kernel here, but not for v21's on its own (its release check).
@@ -691,9 +695,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if constexpr (Cfg::kHalfInRing)
           ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, row0, n0, 1 + cw, epi,
                                ring + held * Cfg::kStageBytes + Cfg::kABytes +
-                                   cw * 64 * Cfg::kStoreCols * 2);
+                                   cw * 64 * Cfg::kStoreCols * 2,
+                               col_ops);
         else
-          ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, row0, n0, 1 + cw, epi);
+          ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, row0, n0, 1 + cw, epi, nullptr,
+                               col_ops);
       } else
         ws_epilogue<Cfg>(d, my_park, C, M, N, m0 + cw * Cfg::kWgRows, n0, 1 + cw, epi);
     });

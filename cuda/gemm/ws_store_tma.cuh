@@ -12,6 +12,7 @@
 #pragma once
 #include "gemm/elem.cuh"
 #include "gemm/epilogue.cuh"
+#include "gemm/ws_col_operand_early.cuh"
 #include "gemm/ws_staged_operand.cuh"
 #include "gemm/ws_staging.cuh"
 #include "tma.cuh"
@@ -90,12 +91,14 @@ __device__ __forceinline__ void ws_hand_part_to_tma(unsigned char *stage_p, cons
 // c ^ (r % 8)), so each 8-row matrix store touches 8 distinct bank groups. A functor with a
 // staged operand (StagesOperand) finds it in the staging at those same addresses (ldmatrix).
 // v21 (Cfg::kHalfInRing): the second half goes to `second`, this warpgroup's part of the ring
-// stage both warpgroups' last wgmmas read, once the other is past them too.
+// stage both warpgroups' last wgmmas read, once the other is past them too. A functor whose
+// column operand is loaded at the tile's start (ColOperandEarly) finds it in col_ops.
 template <class Cfg, class T, class Epi>
 __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned char *stage,
                                              const CUtensorMap *cmap, int M, int N, int row0,
                                              int col0, int bar_id, const Epi &epi,
-                                             [[maybe_unused]] unsigned char *second = nullptr) {
+                                             [[maybe_unused]] unsigned char *second = nullptr,
+                                             [[maybe_unused]] const unsigned *col_ops = nullptr) {
   static_assert(!Cfg::kHalfInRing || !StagesOperand<Epi>::value,
                 "v21: a staged operand would need its second half in the ring stage too");
   const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
@@ -136,7 +139,14 @@ __device__ __forceinline__ void ws_store_tma(float (&d)[Cfg::kAcc], unsigned cha
       for (int g = 0; g < 2; ++g) {
         const int col = col0 + 8 * (j + g) + 2 * (lane % 4);
         float op0 = 0.0f, op1 = 0.0f;
-        if constexpr (Epi::kColOperand) {
+        if constexpr (ColOperandEarly<Epi>::value) {
+          // Loaded at the tile's start (ws_col_operand_early.cuh; 0 past N).
+          const unsigned raw = col_ops[j + g];
+          const float2 b =
+              Elem<T>::to_float2(*reinterpret_cast<const typename Elem<T>::Pair *>(&raw));
+          op0 = epi.prep(b.x);
+          op1 = epi.prep(b.y);
+        } else if constexpr (Epi::kColOperand) {
           if (col < N) {  // N % 8 == 0: col + 1 < N too
             const float2 b = Elem<T>::to_float2(
                 *reinterpret_cast<const typename Elem<T>::Pair *>(epi.col_operand() + col));
