@@ -52,10 +52,11 @@ impl GeluImpl {
     }
 }
 
-/// The variant "best" means: v20 "producer_tail" (cuda/gemm/gemm_bias_gelu_20_producer_tail.cuh):
-/// HGEMM v32's kernels (its plain twin) with bias and GELU applied before the store on every M
-/// path; docs/perf-log.md has the figures.
-pub const BEST: u32 = 20;
+/// The variant "best" means: v21 "bias_in_registers"
+/// (cuda/gemm/gemm_bias_gelu_21_bias_in_registers.cuh): HGEMM v32's kernels (its plain twin) with
+/// bias and GELU applied before the store on every M path, the warp-specialized kernel's bias
+/// read into registers at each tile's start; docs/perf-log.md has the figures.
+pub const BEST: u32 = 21;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -72,8 +73,8 @@ pub fn variants() -> Vec<(u32, String)> {
 }
 
 /// The fused variants with a bf16 form (cuda/gemm/gemm_bias_gelu.cu's bf16 column; the tests
-/// hold the table to it): best (v20), v15 and v16 (steps before it), v21 (the step after it),
-/// v14, v13, v11, v7 and v12.
+/// hold the table to it): best (v21), v15, v16 and v20 (steps before it), v14, v13, v11, v7 and
+/// v12.
 pub const BF16_FORMS: [u32; 9] = [7, 11, 12, 13, 14, 15, 16, 20, 21];
 
 /// Whether fused variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
@@ -383,11 +384,13 @@ pub const FAMILY: Family = Family {
         Dispatch {
             shapes: "where hgemm v32 runs its warp-specialized kernel (a width per shape)",
             runs: "HGEMM v32's kernel with the bias + GELU functor in the consumers' registers, \
-                   the tile stored by TMA (the 128x256 tile in halves, the second in the ring)",
+                   the tile's bias loaded into registers at its start (v21), the tile stored by \
+                   TMA (the 128x256 tile in halves, the second in the ring)",
             why: "the plain GEMM's kernel with one more functor (v7 on HGEMM v14: 0.97x \
                   cuBLASLt's GELU_BIAS at 4096^3; 1.04x / 1.09x our plain GEMM at 4096^3 / \
                   2048^3, S35a); v20 9% faster than v15 at 256x4096^2, 3% at 2048^3 (S46a, \
-                  H100)",
+                  H100); v21 0.5-4.8% faster than v20 in 15 of 18 interleaved pairs, the other \
+                  3 within noise (S46b/c/f, H200)",
         },
         Dispatch {
             shapes: "every other M",
@@ -408,8 +411,8 @@ pub const FAMILY: Family = Family {
             why: "keeps the copies' source registers apart at 255 registers (VK: -2.3% at 4096^3)",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v7, v11-v16 and v20, as HGEMM v14, v18, v19, v21-v24 \
-                     and v32)",
+            shapes: "bf16 (--dtype bf16: v7, v11-v16, v20 and v21, as HGEMM v14, v18, v19, \
+                     v21-v24 and v32)",
             runs: "hgemm's bf16 paths (that variant's warp-specialized kernels, else v12's, \
                    else v9's tile at any M, else v1's) with the functor in bf16, the bias in \
                    bf16",
