@@ -48,6 +48,9 @@
 //     new slab instantiations (and a GEMV overload of each slab launcher), never a change to
 //     SlabEpi's: that would change the GEMV's own kernels.
 //   static constexpr int kParkParts;  the fused epilogue's row parts (epilogue_parked.cuh).
+//   static constexpr bool kColOperandEarly;  (with kColOperand) the warp-specialized kernel loads
+//     a tile's column operand into registers when a consumer starts the tile, not at its store
+//     (ws_col_operand_early.cuh; GEMM+bias+GELU v21's functor).
 // Element type: the functors are templates on it (EpiBiasGelu<..., T>, EpiBiasResidualT<T>);
 // their fp16 forms run everywhere, their bf16 forms only on the paths of gemm/bf16_paths.cuh
 // (v12's warp-specialized kernel, v9's wgmma tile, v1's WMMA kernel), which read the operands
