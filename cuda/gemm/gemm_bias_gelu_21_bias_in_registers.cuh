@@ -20,9 +20,9 @@
 // 1423.33 / 1415.52 / 1408.51; bf16 2048³ -4.1%, 4096³ -2.2%; erf 2048³ -3.5%. Faster in 15
 // of 18 pairs (0.5-4.8%), within noise in the other 3: as predicted at the one-tile shapes, and
 // more than predicted where CTAs have several tiles (each tile's two L2 round trips went).
-// Against cuBLASLt (time ratio): 0.98-1.01x at 1024-8192 rows and 2048³, 1.01-1.04x at 256x4096². Correct
-// (the GPU tests on the H200, `check --random 500`, the sanitizer's three v21 lines). Best
-// from S46.
+// Against cuBLASLt (time ratio): 0.98-1.02x at 1024-8192 rows and 2048³, 1.01-1.04x at
+// 256x4096². Correct (the GPU tests on the H200, `check --random 500`, the sanitizer's three
+// v21 lines). Best from S46.
 #pragma once
 #include "gemm/gemm_bias_gelu_20_producer_tail.cuh"
 
