@@ -6,7 +6,7 @@
 // cuBLASLt's GELU_BIAS (S46a, H100): the whole epilogue is exposed there. Its SASS issues each
 // store part's 16 bias loads after the part's barrier (the store's asm "memory" clobbers keep
 // them there) and uses them a few instructions later, so each of the 256-wide tile's two parts
-// starts with an L2 round trip (~0.3-0.5 µs with the queueing of 256 threads' loads).
+// starts with an L2 round trip (estimated, not measured apart: ~0.3-0.5 µs each).
 //
 // Prediction (before a GPU run): 0.4-0.8 µs less at 2048³ and 256x4096² (one tile a CTA),
 // ~0.5% at 4096³; plain HGEMM v32 unchanged (its functor reads no column operand).
