@@ -303,6 +303,12 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused --variant 21 --m 300 --n 2056 --k 520"
   "bench gemm_bias_gelu --impl fused --variant 21 --m 2056 --n 4104 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 21 --dtype bf16 --m 2056 --n 4096 --k 72"
+  # GEMM+bias+GELU v22: the epilogue warps (several tiles a CTA at the 256-wide tile: the held
+  # stage released by them; a K of one k-tile; N off the tile; erf; bf16)
+  "bench gemm_bias_gelu --impl fused --variant 22 --m 4100 --n 4104 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 22 --m 4096 --n 4096 --k 64"
+  "bench gemm_bias_gelu --impl fused --variant 22 --m 3000 --n 2056 --k 520 --gelu erf"
+  "bench gemm_bias_gelu --impl fused --variant 22 --dtype bf16 --m 4100 --n 4096 --k 200"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

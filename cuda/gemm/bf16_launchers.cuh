@@ -72,5 +72,8 @@ int bias_gelu_bf16_producer_tail(const bf16 *A, const bf16 *B, const bf16 *bias,
 // GEMM+bias+GELU v21's form: v20's, the bias loaded at each tile's start.
 int bias_gelu_bf16_in_registers(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
                                 int N, int K, int gelu_kind, cudaStream_t s);
+// GEMM+bias+GELU v22's form: v21's, GELU applied by the epilogue warps.
+int bias_gelu_bf16_epilogue_warps(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                                  int N, int K, int gelu_kind, cudaStream_t s);
 
 }  // namespace rlg

@@ -7,6 +7,7 @@
 #include "gemm/bias_gelu_epilogue.cuh"
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm_bias_gelu_21_bias_in_registers.cuh"
+#include "gemm/gemm_bias_gelu_22_epilogue_warps.cuh"
 #include "gemm/hgemm_32_producer_tail.cuh"
 
 namespace rlg {
@@ -149,6 +150,15 @@ int bias_gelu_bf16_in_registers(const bf16 *A, const bf16 *B, const bf16 *bias, 
   if (gelu_kind == 0)
     return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluEarly<0, bf16>{{bias}}, s);
   return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluEarly<1, bf16>{{bias}}, s);
+}
+
+// GEMM+bias+GELU v22's form: v21's, GELU applied by the epilogue warps.
+int bias_gelu_bf16_epilogue_warps(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                                  int N, int K, int gelu_kind, cudaStream_t s) {
+  using W = WsWidthsEpilogueWarps;
+  if (gelu_kind == 0)
+    return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<0, bf16>{{{bias}}}, s);
+  return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<1, bf16>{{{bias}}}, s);
 }
 
 }  // namespace rlg

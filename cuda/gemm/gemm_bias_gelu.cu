@@ -7,7 +7,7 @@
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
 // shape, each tile's bias in registers from its start, stored by TMA (the 128x256 tile in
 // halves, the second in the ring), where it suits the shape, else v4's (the lean loop in its
-// fused form). v15, v14, v13, v11, v12, v7, v16, v20 and v21 have bf16 forms
+// fused form). v15, v14, v13, v11, v12, v7, v16, v20, v21 and v22 have bf16 forms
 // (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
@@ -17,6 +17,7 @@
 #include "gemm/gemm_bias_gelu_19_exit_on_read.cuh"
 #include "gemm/gemm_bias_gelu_20_producer_tail.cuh"
 #include "gemm/gemm_bias_gelu_21_bias_in_registers.cuh"
+#include "gemm/gemm_bias_gelu_22_epilogue_warps.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -134,6 +135,11 @@ constexpr Variant kVariants[] = {
      "within noise)",
      32, rlg::launch_bias_gelu_in_registers<0>, rlg::launch_bias_gelu_in_registers<1>,
      rlg::bias_gelu_bf16_in_registers},
+    {22, "epilogue_warps",
+     "v21 with GELU applied to each staged tile but a CTA's last by the producer warpgroup's "
+     "three idle warps, under the next tile's main loop (not measured yet)",
+     32, rlg::launch_bias_gelu_epilogue_warps<0>, rlg::launch_bias_gelu_epilogue_warps<1>,
+     rlg::bias_gelu_bf16_epilogue_warps},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

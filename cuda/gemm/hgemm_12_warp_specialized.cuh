@@ -45,6 +45,7 @@
 #include <climits>
 
 #include "gemm/hgemm_11_lean_loop.cuh"
+#include "gemm/ws_epilogue_warps.cuh"
 #include "gemm/ws_pingpong.cuh"
 #include "gemm/ws_split_k_pair.cuh"
 #include "gemm/ws_store_tma.cuh"
@@ -113,6 +114,10 @@ struct WsCfg {
   // init fence orders what it must), and no last meeting: each producer waits instead until
   // every stage it filled has been released by all of its readers (CUTLASS's producer tail).
   static constexpr bool kProducerTail = false;
+  // Fused v22 (WsCfgEpilogueWarps): a split functor's second half applied to each staged tile
+  // but the CTA's last by warps 1-3 of the producer warpgroup, which also store it
+  // (ws_epilogue_warps.cuh), while the consumers run the next tile's main loop.
+  static constexpr bool kEpiWarps = false;
   // v27 (WsCfgSplitK): the cluster's CTAs in kSplitK groups along K, the kMcast CTAs of a
   // group stacked along M sharing B as above; each group computes its share of the k-tiles and
   // the pair's partial sums meet in shared memory (ws_split_k_pair.cuh). kMcast: the CTAs one
@@ -529,6 +534,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
       }
     }
+    if constexpr (Cfg::kEpiWarps) {
+      if (threadIdx.x >= 32)
+        ws_epilogue_warps<Cfg, T>(ring, reinterpret_cast<unsigned char *>(park), &cmap, sched,
+                                  cluster, clusters, k_tiles, m_rank, M, N, epi, [&](int held) {
+                                    // Both consumer warpgroups' releases of the held stage.
+#pragma unroll
+                                    for (int w = 0; w < Cfg::kReleasers; ++w)
+                                      ws_release<Cfg::kMcast>(&empty[held], 0);
+                                  });
+    }
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kWsConsumerRegs));
     const int cw = wg - 1, lane = threadIdx.x % 32;
@@ -652,9 +667,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       wg_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < Cfg::kMBlocks; ++mi) wg_hold(d[mi]);
-      if constexpr (Cfg::kHalfInRing)
-        held = prev;  // v21: the second half's staging, released in the next tile's loop
-      else
+      // v22: a tile but the CTA's last goes to the epilogue warps, which release its stage.
+      [[maybe_unused]] const bool to_epi_warps = Cfg::kEpiWarps && t + clusters < sched.total;
+      if constexpr (Cfg::kHalfInRing) {
+        // v21: the second half's staging, released in the next tile's loop
+        if (!to_epi_warps) held = prev;
+      } else
         ws_release_cfg<Cfg>(&empty[prev], lane, group0);  // the producer refills it while we store
       if constexpr (Cfg::kStreamK) {
         // v15: a unit that did not start its tile leaves its partial sums to the one that did,
@@ -692,6 +710,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         unsigned char *staging =
             reinterpret_cast<unsigned char *>(park) + cw * 64 * Cfg::kStoreCols * 2;
         const int row0 = m0 + (Cfg::kPingpong ? 0 : cw * Cfg::kWgRows);
+        if constexpr (Cfg::kEpiWarps) {
+          unsigned char *const second =
+              ring + prev * Cfg::kStageBytes + Cfg::kABytes + cw * 64 * Cfg::kStoreCols * 2;
+          if (to_epi_warps) {
+            ws_stage_for_epilogue_warps<Cfg, T>(d[0], staging, second, col_ops, epi, cw);
+            return;
+          }
+          // The CTA's last tile, stored here once the epilogue warps' last stores have read
+          // the staging.
+          named_sync(kEpiFreeBar + cw, kEpiPairThreads);
+        }
         if constexpr (Cfg::kHalfInRing)
           ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, row0, n0, 1 + cw, epi,
                                ring + held * Cfg::kStageBytes + Cfg::kABytes +
