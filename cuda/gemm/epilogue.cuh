@@ -51,6 +51,10 @@
 //   static constexpr bool kColOperandEarly;  (with kColOperand) the warp-specialized kernel loads
 //     a tile's column operand into registers when a consumer starts the tile, not at its store
 //     (ws_col_operand_early.cuh; GEMM+bias+GELU v21's functor).
+//   static constexpr bool kSplitApply;  with `float pre(float v, float op)` and `float post(float
+//     x)`: apply1(v, op) = post(pre(v, op)), so that the warp-specialized kernel's consumers
+//     stage pre (rounded to T) and the producer warpgroup's idle warps apply post to it under
+//     the next tile's main loop (ws_epilogue_warps.cuh; GEMM+bias+GELU v22's functor).
 // Element type: the functors are templates on it (EpiBiasGelu<..., T>, EpiBiasResidualT<T>);
 // their fp16 forms run everywhere, their bf16 forms only on the paths of gemm/bf16_paths.cuh
 // (v12's warp-specialized kernel, v9's wgmma tile, v1's WMMA kernel), which read the operands
