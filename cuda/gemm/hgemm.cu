@@ -42,6 +42,7 @@
 #include "gemm/hgemm_30_map_prefetch.cuh"
 #include "gemm/hgemm_31_exit_on_read.cuh"
 #include "gemm/hgemm_32_producer_tail.cuh"
+#include "gemm/ws_epilogue_warps_model.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -249,6 +250,11 @@ extern "C" int rl_gemm_ws_pair_check(int M, int N, int k_tiles, int solo) {
 extern "C" int rl_gemm_pingpong_ring_check(int stages, int tiles, int k_tiles, unsigned seed,
                                            int handoff) {
   return rlg::ws_pp_ring_check(stages, tiles, k_tiles, seed, handoff != 0);
+}
+
+extern "C" int rl_gemm_epilogue_warps_check(int stages, int tiles, int k_tiles, unsigned seed,
+                                            int mutation) {
+  return rlg::ws_epi_model_check(stages, tiles, k_tiles, seed, mutation);
 }
 
 extern "C" const char *rl_hgemm_variant_name(int variant) {

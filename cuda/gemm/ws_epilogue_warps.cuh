@@ -43,6 +43,15 @@ constexpr int kEpiWarpThreads = 96;
 constexpr int kEpiStagedBar = 4, kEpiFreeBar = 6, kEpiOwnBar = 8;
 constexpr int kEpiPairThreads = 128 + kEpiWarpThreads;
 
+// The ring stage of a tile's last k-tile (the held stage) for a tile that starts at stage s,
+// and s moved on past the tile: the consumers' walk of its k_tiles k-tiles, which the epilogue
+// warps follow without waiting on the ring (ws_epilogue_warps_model.cuh checks it on the host).
+__host__ __device__ __forceinline__ int ws_epi_tile_held(int &s, int k_tiles, int stages) {
+  const int held = (s + k_tiles - 1) % stages;
+  s = (s + k_tiles) % stages;
+  return held;
+}
+
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // bar.arrive releases this thread's prior shared-memory writes to the threads that bar.sync
 // on the same barrier (PTX: arrive has release, sync acquire semantics).
@@ -125,8 +134,7 @@ __device__ __forceinline__ void ws_epilogue_warps(unsigned char *ring, unsigned 
   named_arrive(kEpiFreeBar + 1, kEpiPairThreads);
   int s = 0;
   for (int t = cluster; t + clusters < sched.total; t += clusters) {
-    const int held = (s + k_tiles - 1) % Cfg::kStages;
-    s = (s + k_tiles) % Cfg::kStages;
+    const int held = ws_epi_tile_held(s, k_tiles, Cfg::kStages);
     int m0, n0;
     sched.at(t, m_rank, m0, n0);
     named_sync(kEpiStagedBar + 0, kEpiPairThreads);

@@ -644,4 +644,51 @@ mod tests {
         assert_eq!(check(1, 4, 4, 0, 1), 1);
         assert_eq!(check(4, 0, 4, 0, 1), 1);
     }
+
+    /// GEMM+bias+GELU v22's hand-offs (cuda/gemm/ws_epilogue_warps_model.cuh): the consumers
+    /// stage each tile but the CTA's last, the epilogue warps find its held stage with the
+    /// kernel's own bookkeeping (ws_epi_tile_held), store it, give the stage back and free the
+    /// staging. Every interleaving reads what it wants and none is stuck, at 2-5 stages, one to
+    /// seven tiles, k-tiles fewer than, equal to and more than the stages. Each mutation of one
+    /// hand-off fails: the held stage one off (a wrong read or a stage overwritten), no initial
+    /// free arrival (a deadlock), no wait on free (a staging overwritten).
+    #[test]
+    fn epilogue_warps_hand_offs_hold_and_each_mutation_fails() {
+        let check = |stages: i32, tiles: i32, k: i32, seed: u32, mutation: i32| {
+            // SAFETY: plain integers in, an integer out; host code only.
+            unsafe { ffi::rl_gemm_epilogue_warps_check(stages, tiles, k, seed, mutation) }
+        };
+        let mut caught = [0; 4];
+        for stages in [2, 3, 4, 5] {
+            for tiles in [1, 2, 3, 4, 7] {
+                for k in [1, 2, 3, 4, 5, 9, 16] {
+                    for seed in 0..30u32 {
+                        let r = check(stages, tiles, k, seed, 0);
+                        assert_eq!(r, 0, "{stages} stages, {tiles} tiles of {k}, seed {seed}");
+                        for m in 1..4 {
+                            let r = check(stages, tiles, k, seed, m);
+                            let expected: &[i32] = match m {
+                                1 => &[2, 3, 4],
+                                2 => &[4],
+                                _ => &[5],
+                            };
+                            if expected.contains(&r) {
+                                caught[m as usize] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // 4200 runs each; a single tile has nothing for the epilogue warps (840 of them).
+        assert_eq!(caught[1], 3360, "the held stage one off, caught");
+        assert_eq!(caught[2], 4200, "no initial free arrival, caught");
+        assert!(
+            caught[3] > 300,
+            "no wait on free caught {} times",
+            caught[3]
+        );
+        assert_eq!(check(1, 4, 4, 0, 0), 1);
+        assert_eq!(check(4, 4, 4, 0, 4), 1);
+    }
 }
