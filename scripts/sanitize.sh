@@ -309,6 +309,10 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused --variant 22 --m 4096 --n 4096 --k 64"
   "bench gemm_bias_gelu --impl fused --variant 22 --m 3000 --n 2056 --k 520 --gelu erf"
   "bench gemm_bias_gelu --impl fused --variant 22 --dtype bf16 --m 4100 --n 4096 --k 200"
+  # GEMM+bias+GELU v23: v22 with the held half by the consumers (several 256-wide tiles a CTA;
+  # bf16)
+  "bench gemm_bias_gelu --impl fused --variant 23 --m 4100 --n 4104 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 23 --dtype bf16 --m 4100 --n 4096 --k 200"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

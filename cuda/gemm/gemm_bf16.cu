@@ -8,6 +8,7 @@
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm_bias_gelu_21_bias_in_registers.cuh"
 #include "gemm/gemm_bias_gelu_22_epilogue_warps.cuh"
+#include "gemm/gemm_bias_gelu_23_held_half_by_consumers.cuh"
 #include "gemm/hgemm_32_producer_tail.cuh"
 
 namespace rlg {
@@ -156,6 +157,15 @@ int bias_gelu_bf16_in_registers(const bf16 *A, const bf16 *B, const bf16 *bias, 
 int bias_gelu_bf16_epilogue_warps(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
                                   int N, int K, int gelu_kind, cudaStream_t s) {
   using W = WsWidthsEpilogueWarps;
+  if (gelu_kind == 0)
+    return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<0, bf16>{{{bias}}}, s);
+  return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<1, bf16>{{{bias}}}, s);
+}
+
+// GEMM+bias+GELU v23's form: v22's, the held half finished by the consumers.
+int bias_gelu_bf16_held_half_by_consumers(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C,
+                                          int M, int N, int K, int gelu_kind, cudaStream_t s) {
+  using W = WsWidthsHeldHalfByConsumers;
   if (gelu_kind == 0)
     return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<0, bf16>{{{bias}}}, s);
   return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<1, bf16>{{{bias}}}, s);

@@ -7,7 +7,7 @@
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
 // shape, each tile's bias in registers from its start, stored by TMA (the 128x256 tile in
 // halves, the second in the ring), where it suits the shape, else v4's (the lean loop in its
-// fused form). v15, v14, v13, v11, v12, v7, v16, v20, v21 and v22 have bf16 forms
+// fused form). v15, v14, v13, v11, v12, v7, v16, v20, v21, v22 and v23 have bf16 forms
 // (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
@@ -18,6 +18,7 @@
 #include "gemm/gemm_bias_gelu_20_producer_tail.cuh"
 #include "gemm/gemm_bias_gelu_21_bias_in_registers.cuh"
 #include "gemm/gemm_bias_gelu_22_epilogue_warps.cuh"
+#include "gemm/gemm_bias_gelu_23_held_half_by_consumers.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -141,6 +142,11 @@ constexpr Variant kVariants[] = {
      "v21 at several tiles a CTA, level at one)",
      32, rlg::launch_bias_gelu_epilogue_warps<0>, rlg::launch_bias_gelu_epilogue_warps<1>,
      rlg::bias_gelu_bf16_epilogue_warps},
+    {23, "held_half_by_consumers",
+     "v22 with the 256-wide tile's second half (in the held ring stage) finished and stored by "
+     "the consumers as in v21, the first half by the epilogue warps (not measured yet)",
+     32, rlg::launch_bias_gelu_held_half_by_consumers<0>,
+     rlg::launch_bias_gelu_held_half_by_consumers<1>, rlg::bias_gelu_bf16_held_half_by_consumers},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

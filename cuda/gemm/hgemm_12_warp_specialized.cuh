@@ -118,6 +118,9 @@ struct WsCfg {
   // but the CTA's last by warps 1-3 of the producer warpgroup, which also store it
   // (ws_epilogue_warps.cuh), while the consumers run the next tile's main loop.
   static constexpr bool kEpiWarps = false;
+  // Fused v23 (WsCfgHeldHalfByConsumers): v22's, but the 256-wide tile's second half (the one
+  // in the held ring stage) finished and stored by the consumers, as v21's.
+  static constexpr bool kEpiHeldByConsumers = false;
   // v27 (WsCfgSplitK): the cluster's CTAs in kSplitK groups along K, the kMcast CTAs of a
   // group stacked along M sharing B as above; each group computes its share of the k-tiles and
   // the pair's partial sums meet in shared memory (ws_split_k_pair.cuh). kMcast: the CTAs one
@@ -671,7 +674,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       [[maybe_unused]] const bool to_epi_warps = Cfg::kEpiWarps && t + clusters < sched.total;
       if constexpr (Cfg::kHalfInRing) {
         // v21: the second half's staging, released in the next tile's loop
-        if (!to_epi_warps) held = prev;
+        if (!to_epi_warps || Cfg::kEpiHeldByConsumers) held = prev;
       } else
         ws_release_cfg<Cfg>(&empty[prev], lane, group0);  // the producer refills it while we store
       if constexpr (Cfg::kStreamK) {
@@ -714,7 +717,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           unsigned char *const second =
               ring + prev * Cfg::kStageBytes + Cfg::kABytes + cw * 64 * Cfg::kStoreCols * 2;
           if (to_epi_warps) {
-            ws_stage_for_epilogue_warps<Cfg, T>(d[0], staging, second, col_ops, epi, cw);
+            ws_stage_for_epilogue_warps<Cfg, T>(d[0], staging, second, col_ops, epi, cw, &cmap,
+                                                M, N, row0, n0);
             return;
           }
           // The CTA's last tile, stored here once the epilogue warps' last stores have read

@@ -64,12 +64,13 @@ __device__ __forceinline__ void named_sync(int id, int threads) {
 
 // Consumer warpgroup cw's 64 x BN results: pre into the staging (the layout and parts of
 // ws_store_tma), then staged[cw]. First the staging must be free of its last tile (free[cw]).
+// v23 (Cfg::kEpiHeldByConsumers): the second half, in the held stage, through the whole
+// functor and to C by this warpgroup's thread 0, as ws_store_tma does.
 template <class Cfg, class T, class Epi>
-__device__ __forceinline__ void ws_stage_for_epilogue_warps(float (&d)[Cfg::kAcc],
-                                                            unsigned char *stage,
-                                                            unsigned char *second,
-                                                            const unsigned *col_ops,
-                                                            const Epi &epi, int cw) {
+__device__ __forceinline__ void ws_stage_for_epilogue_warps(
+    float (&d)[Cfg::kAcc], unsigned char *stage, unsigned char *second, const unsigned *col_ops,
+    const Epi &epi, int cw, [[maybe_unused]] const CUtensorMap *cmap, [[maybe_unused]] int M,
+    [[maybe_unused]] int N, [[maybe_unused]] int row0, [[maybe_unused]] int col0) {
   static_assert(SplitsApply<Epi>::value && ColOperandEarly<Epi>::value,
                 "v22: a split functor whose column operand is in registers");
   const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
@@ -92,13 +93,19 @@ __device__ __forceinline__ void ws_stage_for_epilogue_warps(float (&d)[Cfg::kAcc
             Elem<T>::to_float2(*reinterpret_cast<const typename Elem<T>::Pair *>(&raw));
         const float op0 = epi.prep(b.x), op1 = epi.prep(b.y);
 #pragma unroll
-        for (int q = 0; q < 4; ++q) v[g][q] = epi.pre(d[4 * (j + g) + q], q % 2 ? op1 : op0);
+        for (int q = 0; q < 4; ++q) {
+          const float x = d[4 * (j + g) + q], op = q % 2 ? op1 : op0;
+          v[g][q] = Cfg::kEpiHeldByConsumers && part == 1 ? epi.apply1(x, op, 0, 0)
+                                                          : epi.pre(x, op);
+        }
       }
       const int cg = j - part * kGroups + (lane / 8) / 2;
       const unsigned addr = smem_addr(stage_p) + ws_staging_offset(cg, mrow);
       stmatrix_x4(addr, pack_pair<T>(v[0][0], v[0][1]), pack_pair<T>(v[0][2], v[0][3]),
                   pack_pair<T>(v[1][0], v[1][1]), pack_pair<T>(v[1][2], v[1][3]));
     }
+    if constexpr (Cfg::kEpiHeldByConsumers)
+      if (part == 1) ws_hand_part_to_tma<Cfg>(stage_p, cmap, M, N, row0, col0, 1, 1 + cw, t);
   }
   named_arrive(kEpiStagedBar + cw, kEpiPairThreads);
 }
@@ -139,9 +146,9 @@ __device__ __forceinline__ void ws_epilogue_warps(unsigned char *ring, unsigned 
     sched.at(t, m_rank, m0, n0);
     named_sync(kEpiStagedBar + 0, kEpiPairThreads);
     named_sync(kEpiStagedBar + 1, kEpiPairThreads);
-    // The held half first: the producer waits for its stage.
+    // The held half first: the producer waits for its stage (v23: the consumers store it).
 #pragma unroll 1
-    for (int part = kParts - 1; part >= 0; --part) {
+    for (int part = Cfg::kEpiHeldByConsumers ? 0 : kParts - 1; part >= 0; --part) {
       unsigned char *const base = Cfg::kHalfInRing && part == 1
                                       ? ring + held * Cfg::kStageBytes + Cfg::kABytes
                                       : staging;
@@ -167,7 +174,7 @@ __device__ __forceinline__ void ws_epilogue_warps(unsigned char *ring, unsigned 
       }
     }
     if (e == 0) {
-      if constexpr (Cfg::kHalfInRing) {
+      if constexpr (Cfg::kHalfInRing && !Cfg::kEpiHeldByConsumers) {
         // The held half's stores (the older group) have read the stage.
         asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
         release_held(held);
