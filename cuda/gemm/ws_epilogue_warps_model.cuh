@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gemm/ws_epilogue_warps.cuh"
+#include "gemm/ws_ring_model.cuh"
 
 namespace rlg {
 
@@ -29,16 +30,8 @@ inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed,
   std::vector<int> in_use(S, 0), half_tile(S, -1);  // half_tile: the tile staged in the stage
   std::vector<int> pending, pending_label, pair_at(tiles, 0);
   int staging[2] = {-1, -1}, staged[2] = {0, 0}, freed[2] = {0, 0};
-  unsigned rng = seed * 2654435761u + 12345u;
-  auto next_rand = [&rng](unsigned n) {
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    return rng % n;
-  };
-  auto passed = [](int done, unsigned parity) {
-    return (static_cast<unsigned>(done) & 1u) != parity;
-  };
+  ModelRng next_rand(seed);
+  const auto passed = model_wait_passed;
   auto arrive_empty = [&](int st) {
     if (++empty_count[st] == 2) {
       empty_count[st] = 0;

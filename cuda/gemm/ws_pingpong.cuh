@@ -15,6 +15,8 @@
 
 #include <vector>
 
+#include "gemm/ws_ring_model.cuh"
+
 namespace rlg {
 
 // The ring position moved past n k-tiles of S stages.
@@ -49,17 +51,8 @@ inline int ws_pp_ring_check(int stages, int tiles, int k_tiles, unsigned seed, b
   std::vector<int> pending;  // stages whose load is in flight (one at most per stage)
   std::vector<int> pending_label;
   int hand_done[2] = {0, 0};
-  unsigned rng = seed * 2654435761u + 12345u;
-  auto next_rand = [&rng](unsigned n) {
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    return rng % n;
-  };
-  // A parity wait passes once the phase of that parity has completed.
-  auto passed = [](int done, unsigned parity) {
-    return (static_cast<unsigned>(done) & 1u) != parity;
-  };
+  ModelRng next_rand(seed);
+  const auto passed = model_wait_passed;
 
   struct Producer {
     int i = 0, s = 0, phase = 0;
