@@ -313,6 +313,11 @@ RUNS=(
   # bf16)
   "bench gemm_bias_gelu --impl fused --variant 23 --m 4100 --n 4104 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 23 --dtype bf16 --m 4100 --n 4096 --k 200"
+  # GEMM+bias+GELU v24 (best): v23 at the 256-wide tile, v21 at a narrower one (256 rows, the
+  # 64-wide tile), erf; bf16
+  "bench gemm_bias_gelu --impl fused --variant 24 --m 4100 --n 4104 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 24 --m 256 --n 4104 --k 520 --gelu erf"
+  "bench gemm_bias_gelu --impl fused --variant 24 --dtype bf16 --m 3000 --n 4096 --k 200"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

@@ -8,7 +8,7 @@
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm_bias_gelu_21_bias_in_registers.cuh"
 #include "gemm/gemm_bias_gelu_22_epilogue_warps.cuh"
-#include "gemm/gemm_bias_gelu_23_held_half_by_consumers.cuh"
+#include "gemm/gemm_bias_gelu_24_epilogue_warps_wide_only.cuh"
 #include "gemm/hgemm_32_producer_tail.cuh"
 
 namespace rlg {
@@ -169,6 +169,16 @@ int bias_gelu_bf16_held_half_by_consumers(const bf16 *A, const bf16 *B, const bf
   if (gelu_kind == 0)
     return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<0, bf16>{{{bias}}}, s);
   return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<1, bf16>{{{bias}}}, s);
+}
+
+// GEMM+bias+GELU v24's form: v23's where the shape takes the 256-wide tile, else v21's.
+int bias_gelu_bf16_epilogue_warps_wide_only(const bf16 *A, const bf16 *B, const bf16 *bias,
+                                            bf16 *C, int M, int N, int K, int gelu_kind,
+                                            cudaStream_t s) {
+  const bool wide = gelu_kind == 0 ? epilogue_warps_pay_off<0, bf16>(M, N)
+                                   : epilogue_warps_pay_off<1, bf16>(M, N);
+  if (wide) return bias_gelu_bf16_held_half_by_consumers(A, B, bias, C, M, N, K, gelu_kind, s);
+  return bias_gelu_bf16_in_registers(A, B, bias, C, M, N, K, gelu_kind, s);
 }
 
 }  // namespace rlg

@@ -52,11 +52,13 @@ impl GeluImpl {
     }
 }
 
-/// The variant "best" means: v21 "bias_in_registers"
-/// (cuda/gemm/gemm_bias_gelu_21_bias_in_registers.cuh): HGEMM v32's kernels (its plain twin) with
-/// bias and GELU applied before the store on every M path, the warp-specialized kernel's bias
-/// read into registers at each tile's start; docs/perf-log.md has the figures.
-pub const BEST: u32 = 21;
+/// The variant "best" means: v24 "epilogue_warps_wide_only"
+/// (cuda/gemm/gemm_bias_gelu_24_epilogue_warps_wide_only.cuh): HGEMM v32's kernels (its plain
+/// twin) with bias and GELU applied before the store on every M path, the warp-specialized
+/// kernel's bias read into registers at each tile's start (v21); at the 256-wide tile the GELU
+/// of each tile's first half but a CTA's last applied and stored by the producer warpgroup's
+/// idle warps under the next main loop (v23). docs/perf-log.md has the figures.
+pub const BEST: u32 = 24;
 
 /// The variant "best" resolves to on this build.
 pub fn best() -> u32 {
@@ -73,9 +75,9 @@ pub fn variants() -> Vec<(u32, String)> {
 }
 
 /// The fused variants with a bf16 form (cuda/gemm/gemm_bias_gelu.cu's bf16 column; the tests
-/// hold the table to it): best (v21), v15, v16 and v20 (steps before it), v22 and v23 (the
-/// steps after it), v14, v13, v11, v7 and v12.
-pub const BF16_FORMS: [u32; 11] = [7, 11, 12, 13, 14, 15, 16, 20, 21, 22, 23];
+/// hold the table to it): best (v24), v15, v16 and v20-v23 (steps before it), v14, v13, v11,
+/// v7 and v12.
+pub const BF16_FORMS: [u32; 12] = [7, 11, 12, 13, 14, 15, 16, 20, 21, 22, 23, 24];
 
 /// Whether fused variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
 pub fn takes_bf16(v: u32) -> bool {
@@ -385,12 +387,15 @@ pub const FAMILY: Family = Family {
             shapes: "where hgemm v32 runs its warp-specialized kernel (a width per shape)",
             runs: "HGEMM v32's kernel with the bias + GELU functor in the consumers' registers, \
                    the tile's bias loaded into registers at its start (v21), the tile stored by \
-                   TMA (the 128x256 tile in halves, the second in the ring)",
+                   TMA (the 128x256 tile in halves, the second in the ring); at the 256-wide \
+                   tile the first half's GELU and store, for each tile but a CTA's last, by the \
+                   producer warpgroup's three idle warps (v23)",
             why: "the plain GEMM's kernel with one more functor (v7 on HGEMM v14: 0.97x \
                   cuBLASLt's GELU_BIAS at 4096^3; 1.04x / 1.09x our plain GEMM at 4096^3 / \
                   2048^3, S35a); v20 9% faster than v15 at 256x4096^2, 3% at 2048^3 (S46a, \
                   H100); v21 0.5-4.8% faster than v20 in 15 of 18 interleaved pairs, the other \
-                  3 within noise (S46b/c/f, H200)",
+                  3 within noise (S46b/c/f, H200); v23 0.7-1.3% faster than v21 at the 256-wide \
+                  tile's shapes, 1-5% slower at narrower widths (S48a, H100)",
         },
         Dispatch {
             shapes: "every other M",
@@ -411,7 +416,7 @@ pub const FAMILY: Family = Family {
             why: "keeps the copies' source registers apart at 255 registers (VK: -2.3% at 4096^3)",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v7, v11-v16, v20 and v21, as HGEMM v14, v18, v19, \
+            shapes: "bf16 (--dtype bf16: v7, v11-v16 and v20-v24, as HGEMM v14, v18, v19, \
                      v21-v24 and v32)",
             runs: "hgemm's bf16 paths (that variant's warp-specialized kernels, else v12's, \
                    else v9's tile at any M, else v1's) with the functor in bf16, the bias in \

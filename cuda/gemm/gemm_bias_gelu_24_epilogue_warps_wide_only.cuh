@@ -1,0 +1,36 @@
+// GEMM+bias+GELU v24 "epilogue_warps_wide_only": v23's kernels where the shape takes the
+// 256-wide tile, v21's at every other width and path. A choice at launch between two measured
+// kernels; no new kernel.
+//
+// Why: in S48a (an H100, v21 / v23 interleaved) v23 was faster wherever the 256-wide tile runs
+// (4096³ 182.2 / 182.9 vs 184.6 / 184.6 µs, 8192³ 1418.8 vs 1428.8, 8192x4096² 362.1 vs 365.3,
+// 4096x11008x4096 495.3 vs 500.5, 1024x4096² 48.8 vs 49.5, bf16 4096³ 178.8 vs 179.4; 2048³
+// level) and slower at the narrower widths (256x4096², the 64-wide tile: 19.90 vs 19.01 µs,
+// as v22 in S47a: 19.65 vs 18.85; 1024x14336x4096, the 128-wide tile: 182.0 vs 180.7). The
+// epilogue warps' hand-off has a fixed cost a tile (two named-barrier round trips, one
+// thread's TMA stores and their wait) that a narrow tile's shorter main loop and smaller
+// GELU do not repay.
+//
+// Prediction (before a GPU run): v23's times where the width is 256, v21's elsewhere, each
+// within its own noise.
+#pragma once
+#include "gemm/gemm_bias_gelu_23_held_half_by_consumers.cuh"
+
+namespace rlg {
+
+// Whether v23's epilogue warps run for a shape: its width choice (the one its launcher makes)
+// is the 256-wide tile. T: half or bf16 (their resident clusters may differ).
+template <int KIND, class T>
+bool epilogue_warps_pay_off(int M, int N) {
+  return ws_width_for<WsWidthsHeldHalfByConsumers, EpiBiasGeluSplit<KIND, T>, T>(M, N) == 256;
+}
+
+template <int KIND>
+int launch_bias_gelu_epilogue_warps_wide_only(const half *A, const half *B, const half *bias,
+                                              half *C, int M, int N, int K, cudaStream_t stream) {
+  if (epilogue_warps_pay_off<KIND, half>(M, N))
+    return launch_bias_gelu_held_half_by_consumers<KIND>(A, B, bias, C, M, N, K, stream);
+  return launch_bias_gelu_in_registers<KIND>(A, B, bias, C, M, N, K, stream);
+}
+
+}  // namespace rlg
