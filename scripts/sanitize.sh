@@ -313,8 +313,8 @@ RUNS=(
   # bf16)
   "bench gemm_bias_gelu --impl fused --variant 23 --m 4100 --n 4104 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 23 --dtype bf16 --m 4100 --n 4096 --k 200"
-  # GEMM+bias+GELU v24 (best): v23 at the 256-wide tile, v21 at a narrower one (256 rows, the
-  # 64-wide tile), erf; bf16
+  # GEMM+bias+GELU v24 (best): v23 at a wide tile, v21 at a narrow one (256 rows, the 64-wide
+  # tile), erf; bf16
   "bench gemm_bias_gelu --impl fused --variant 24 --m 4100 --n 4104 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 24 --m 256 --n 4104 --k 520 --gelu erf"
   "bench gemm_bias_gelu --impl fused --variant 24 --dtype bf16 --m 3000 --n 4096 --k 200"

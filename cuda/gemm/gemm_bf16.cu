@@ -171,7 +171,7 @@ int bias_gelu_bf16_held_half_by_consumers(const bf16 *A, const bf16 *B, const bf
   return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<1, bf16>{{{bias}}}, s);
 }
 
-// GEMM+bias+GELU v24's form: v23's where the shape takes the 256-wide tile, else v21's.
+// GEMM+bias+GELU v24's form: v23's where the shape takes a 192- or 256-wide tile, else v21's.
 int bias_gelu_bf16_epilogue_warps_wide_only(const bf16 *A, const bf16 *B, const bf16 *bias,
                                             bf16 *C, int M, int N, int K, int gelu_kind,
                                             cudaStream_t s) {

@@ -7,8 +7,8 @@
 // the store (the paths by shape: hgemm.cu): the warp-specialized wgmma kernel at a tile width per
 // shape, each tile's bias in registers from its start, stored by TMA (the 128x256 tile in
 // halves, the second in the ring), where it suits the shape, else v4's (the lean loop in its
-// fused form); at the 256-wide tile the GELU of each tile's first half but a CTA's last applied
-// and stored by the producer warpgroup's idle warps (v23). v15, v14, v13, v11, v12, v7, v16,
+// fused form); at the 192- and 256-wide tiles the GELU of each tile's first part but a CTA's
+// last applied and stored by the producer warpgroup's idle warps (v23). v15, v14, v13, v11, v12, v7, v16,
 // v20-v24 have bf16 forms
 // (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
@@ -147,12 +147,13 @@ constexpr Variant kVariants[] = {
     {23, "held_half_by_consumers",
      "v22 with the 256-wide tile's second half (in the held ring stage) finished and stored by "
      "the consumers as in v21, the first half by the epilogue warps (S48a, H100: 0.7-1.3% "
-     "faster than v21 at the 256-wide tile's shapes, 1-5% slower at narrower widths)",
+     "faster than v21 at the 192- and 256-wide tiles' shapes, 0.4-5% slower at the 128- and "
+     "64-wide)",
      32, rlg::launch_bias_gelu_held_half_by_consumers<0>,
      rlg::launch_bias_gelu_held_half_by_consumers<1>, rlg::bias_gelu_bf16_held_half_by_consumers},
     {24, "epilogue_warps_wide_only",
-     "v23's kernels where the shape takes the 256-wide tile, v21's at every other width and "
-     "path (not measured yet)",
+     "v23's kernels where the shape takes the 192- or 256-wide tile, v21's at the 128- and "
+     "64-wide tiles and every other path (not measured yet)",
      32, rlg::launch_bias_gelu_epilogue_warps_wide_only<0>,
      rlg::launch_bias_gelu_epilogue_warps_wide_only<1>,
      rlg::bias_gelu_bf16_epilogue_warps_wide_only},

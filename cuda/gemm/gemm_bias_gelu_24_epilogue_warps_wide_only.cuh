@@ -1,28 +1,31 @@
 // GEMM+bias+GELU v24 "epilogue_warps_wide_only": v23's kernels where the shape takes the
-// 256-wide tile, v21's at every other width and path. A choice at launch between two measured
-// kernels; no new kernel.
+// 192- or 256-wide tile, v21's at the 128- and 64-wide tiles and on every other path. A choice
+// at launch between two measured kernels; no new kernel.
 //
-// Why: in S48a (an H100, v21 / v23 interleaved) v23 was faster wherever the 256-wide tile runs
+// Why: in S48a (an H100, v21 / v23 interleaved) v23 was faster where the wide tiles run
 // (4096³ 182.2 / 182.9 vs 184.6 / 184.6 µs, 8192³ 1418.8 vs 1428.8, 8192x4096² 362.1 vs 365.3,
 // 4096x11008x4096 495.3 vs 500.5, 1024x4096² 48.8 vs 49.5, bf16 4096³ 178.8 vs 179.4; 2048³
-// level) and slower at the narrower widths (256x4096², the 64-wide tile: 19.90 vs 19.01 µs,
-// as v22 in S47a: 19.65 vs 18.85; 1024x14336x4096, the 128-wide tile: 182.0 vs 180.7). The
-// epilogue warps' hand-off has a fixed cost a tile (two named-barrier round trips, one
-// thread's TMA stores and their wait) that a narrow tile's shorter main loop and smaller
-// GELU do not repay.
+// level) and slower at the narrow ones (256x4096², the 64-wide tile: 19.90 vs 19.01 µs, as v22
+// in S47a: 19.65 vs 18.85; 1024x14336x4096, the 128-wide tile: 182.0 vs 180.7, within noise).
+// The epilogue warps' hand-off costs a tile about the same at every width (two named-barrier
+// round trips, one thread's TMA stores and their wait), while the GELU it takes off the
+// consumers grows with the width (32 values a thread at 64 columns, 96-128 at 192-256).
+// S48b's first form of this step (v23 at the 256-wide tile only) ran at v21's times at 4096³
+// (184.9 µs; v21 184.3, v23 182.9): there the cost model picks the 192-wide tile, as it does
+// when fewer than 64 clusters are resident (5 waves of 256-wide tiles against 6 of 192).
 //
-// Prediction (before a GPU run): v23's times where the width is 256, v21's elsewhere, each
-// within its own noise.
+// Prediction (before a GPU run): v23's times at the wide tiles' shapes, v21's at the narrow
+// ones, each within its own noise.
 #pragma once
 #include "gemm/gemm_bias_gelu_23_held_half_by_consumers.cuh"
 
 namespace rlg {
 
 // Whether v23's epilogue warps run for a shape: its width choice (the one its launcher makes)
-// is the 256-wide tile. T: half or bf16 (their resident clusters may differ).
+// is the 192- or 256-wide tile. T: half or bf16 (their resident clusters may differ).
 template <int KIND, class T>
 bool epilogue_warps_pay_off(int M, int N) {
-  return ws_width_for<WsWidthsHeldHalfByConsumers, EpiBiasGeluSplit<KIND, T>, T>(M, N) == 256;
+  return ws_width_for<WsWidthsHeldHalfByConsumers, EpiBiasGeluSplit<KIND, T>, T>(M, N) >= 192;
 }
 
 template <int KIND>

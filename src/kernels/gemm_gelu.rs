@@ -55,9 +55,9 @@ impl GeluImpl {
 /// The variant "best" means: v24 "epilogue_warps_wide_only"
 /// (cuda/gemm/gemm_bias_gelu_24_epilogue_warps_wide_only.cuh): HGEMM v32's kernels (its plain
 /// twin) with bias and GELU applied before the store on every M path, the warp-specialized
-/// kernel's bias read into registers at each tile's start (v21); at the 256-wide tile the GELU
-/// of each tile's first half but a CTA's last applied and stored by the producer warpgroup's
-/// idle warps under the next main loop (v23). docs/perf-log.md has the figures.
+/// kernel's bias read into registers at each tile's start (v21); at the 192- and 256-wide tiles
+/// the GELU of each tile's first part but a CTA's last applied and stored by the producer
+/// warpgroup's idle warps under the next main loop (v23). docs/perf-log.md has the figures.
 pub const BEST: u32 = 24;
 
 /// The variant "best" resolves to on this build.
@@ -387,15 +387,15 @@ pub const FAMILY: Family = Family {
             shapes: "where hgemm v32 runs its warp-specialized kernel (a width per shape)",
             runs: "HGEMM v32's kernel with the bias + GELU functor in the consumers' registers, \
                    the tile's bias loaded into registers at its start (v21), the tile stored by \
-                   TMA (the 128x256 tile in halves, the second in the ring); at the 256-wide \
-                   tile the first half's GELU and store, for each tile but a CTA's last, by the \
-                   producer warpgroup's three idle warps (v23)",
+                   TMA (the 128x256 tile in halves, the second in the ring); at the 192- and \
+                   256-wide tiles the first part's GELU and store, for each tile but a CTA's \
+                   last, by the producer warpgroup's three idle warps (v23)",
             why: "the plain GEMM's kernel with one more functor (v7 on HGEMM v14: 0.97x \
                   cuBLASLt's GELU_BIAS at 4096^3; 1.04x / 1.09x our plain GEMM at 4096^3 / \
                   2048^3, S35a); v20 9% faster than v15 at 256x4096^2, 3% at 2048^3 (S46a, \
                   H100); v21 0.5-4.8% faster than v20 in 15 of 18 interleaved pairs, the other \
-                  3 within noise (S46b/c/f, H200); v23 0.7-1.3% faster than v21 at the 256-wide \
-                  tile's shapes, 1-5% slower at narrower widths (S48a, H100)",
+                  3 within noise (S46b/c/f, H200); v23 0.7-1.3% faster than v21 at the 192- and \
+                  256-wide tiles' shapes, 0.4-5% slower at the 128- and 64-wide (S48a, H100)",
         },
         Dispatch {
             shapes: "every other M",
