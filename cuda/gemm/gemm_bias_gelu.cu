@@ -146,14 +146,15 @@ constexpr Variant kVariants[] = {
      rlg::bias_gelu_bf16_epilogue_warps},
     {23, "held_half_by_consumers",
      "v22 with the 256-wide tile's second half (in the held ring stage) finished and stored by "
-     "the consumers as in v21, the first half by the epilogue warps (S48a, H100: 0.7-1.3% "
+     "the consumers as in v21, the first half by the epilogue warps (S48a/b, H100: 0.7-1.4% "
      "faster than v21 at the 192- and 256-wide tiles' shapes, 0.4-5% slower at the 128- and "
      "64-wide)",
      32, rlg::launch_bias_gelu_held_half_by_consumers<0>,
      rlg::launch_bias_gelu_held_half_by_consumers<1>, rlg::bias_gelu_bf16_held_half_by_consumers},
     {24, "epilogue_warps_wide_only",
      "v23's kernels where the shape takes the 192- or 256-wide tile, v21's at the 128- and "
-     "64-wide tiles and every other path (not measured yet)",
+     "64-wide tiles and every other path (S48d, H100: within noise of the faster of the two at "
+     "every shape measured)",
      32, rlg::launch_bias_gelu_epilogue_warps_wide_only<0>,
      rlg::launch_bias_gelu_epilogue_warps_wide_only<1>,
      rlg::bias_gelu_bf16_epilogue_warps_wide_only},

@@ -13,6 +13,16 @@
 //
 // Prediction (before a GPU run): if the held stage was the cost, fused / plain ~1.01 at 4096³
 // (half of v21's per-tile epilogue hidden under three tiles of four); 2048³ as v21.
+//
+// Measured (S48a/b, an H100, v21 / v22 / v23 / cuBLASLt interleaved, plain v32 beside, 1965-1980
+// MHz; µs): 4096³ 182.24 and 182.88 (v21 184.64, 184.64; v22 193.55, 193.10; plain 180.51,
+// 180.22: fused / plain 1.010, 1.015), 8192³ 1418.78 (v21 1428.82; plain 1409.82: 1.006), bf16
+// 4096³ 178.83 (179.42; plain 175.33: 1.020), 2048³ 28.58 (28.74), 8192x4096² 362.11 (365.26),
+// 4096x11008x4096 495.26 (500.51), 1024x4096² 48.77 (49.47), erf 4096³ 187.23 (192.16); slower
+// at 256x4096² (the 64-wide tile, one tile a CTA: 19.90 vs 19.01) and 1024x14336x4096 (the
+// 128-wide: 181.98 vs 180.67, within noise). So the late held stage was v22's cost, and the
+// epilogue warps pay off at the wide tiles. Correct: the GEMM+GELU GPU tests (fp16, bf16),
+// the sanitizer's v23 lines. v24 runs it at the 192- and 256-wide tiles.
 #pragma once
 #include "gemm/gemm_bias_gelu_22_epilogue_warps.cuh"
 
