@@ -22,7 +22,10 @@
 // predicted, within each record's noise of the faster of the two. Three more processes
 // (S48h): 1.016-1.023x plain HGEMM v32 at 4096³, 0.992-1.022x at 2048³, 1.004-1.006x at 8192³;
 // 0.98-1.00x cuBLASLt's GELU_BIAS. Correct: every gpu_gemm test, `check --random 500`, the
-// sanitizer's three v24 lines. Best from S48.
+// sanitizer's three v24 lines. On the H200 (S48i, three processes a square): 0.2-1.6% faster
+// than v21 at several wide tiles a CTA, level at one; 1.015-1.024x plain v32 at 4096³,
+// 1.005-1.009x at 8192³, 1.034-1.042x at 2048³ (one tile a CTA); 0.98-1.005x cuBLASLt's time.
+// Best from S48.
 #pragma once
 #include "gemm/gemm_bias_gelu_23_held_half_by_consumers.cuh"
 
