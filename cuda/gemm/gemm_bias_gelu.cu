@@ -8,9 +8,9 @@
 // shape, each tile's bias in registers from its start, stored by TMA (the 128x256 tile in
 // halves, the second in the ring), where it suits the shape, else v4's (the lean loop in its
 // fused form); at the 192- and 256-wide tiles the GELU of each tile's first part but a CTA's
-// last applied and stored by the producer warpgroup's idle warps (v23). v15, v14, v13, v11, v12, v7, v16,
-// v20-v24 have bf16 forms
-// (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of gemm/bf16_paths.cuh, the functor in bf16).
+// last applied and stored by the producer warpgroup's idle warps (v23). v7, v11-v16 and
+// v20-v24 have bf16 forms (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of
+// gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
 #include "gemm/gemm_bias_gelu_16_epilogue_under_next.cuh"
@@ -146,7 +146,7 @@ constexpr Variant kVariants[] = {
      rlg::bias_gelu_bf16_epilogue_warps},
     {23, "held_half_by_consumers",
      "v22 with the 256-wide tile's second half (in the held ring stage) finished and stored by "
-     "the consumers as in v21, the first half by the epilogue warps (S48a/b, H100: 0.7-1.4% "
+     "the consumers as in v21, the first half by the epilogue warps (S48a/b/d, H100: 0.7-1.4% "
      "faster than v21 at the 192- and 256-wide tiles' shapes, 0.4-5% slower at the 128- and "
      "64-wide)",
      32, rlg::launch_bias_gelu_held_half_by_consumers<0>,

@@ -395,7 +395,7 @@ pub const FAMILY: Family = Family {
                   2048^3, S35a); v20 9% faster than v15 at 256x4096^2, 3% at 2048^3 (S46a, \
                   H100); v21 0.5-4.8% faster than v20 in 15 of 18 interleaved pairs, the other \
                   3 within noise (S46b/c/f, H200); v23 0.7-1.4% faster than v21 at the 192- and \
-                  256-wide tiles' shapes, 0.4-5% slower at the 128- and 64-wide (S48a/b, H100)",
+                  256-wide tiles' shapes, 0.4-5% slower at the 128- and 64-wide (S48a/b/d, H100)",
         },
         Dispatch {
             shapes: "every other M",
