@@ -7,10 +7,11 @@
 // 4096x11008x4096 495.3 vs 500.5, 1024x4096² 48.8 vs 49.5, bf16 4096³ 178.8 vs 179.4; 2048³
 // level; S48d with the 192-wide tile forced at 4096³: 206.2 vs 208.9) and slower at the narrow
 // ones (256x4096², the 64-wide tile: 19.90 vs 19.01 µs, as v22 in S47a: 19.65 vs 18.85;
-// 1024x14336x4096, the 128-wide tile: 182.0 vs 180.7, within noise). The epilogue warps'
-// hand-off costs a tile about the same at every width (two named-barrier round trips, one
-// thread's TMA stores and their wait), while the GELU it takes off the consumers grows with
-// the width (32 values a thread at 64 columns, 96-128 at 192-256).
+// 1024x14336x4096, the 128-wide tile: 182.0 vs 180.7, within noise). Where CTAs have several
+// narrow tiles the epilogue warps' hand-off costs a tile about what it does at every width
+// (two named-barrier round trips, one thread's TMA stores and their wait) for less GELU taken
+// off the consumers (32 values a thread at 64 columns, 96-128 at 192-256); the 64-wide loss
+// at one tile a CTA, where no hand-off runs, is not explained (docs/perf-log.md, v23).
 //
 // Prediction (before a GPU run): v23's times at the wide tiles' shapes, v21's at the narrow
 // ones, each within its own noise.
