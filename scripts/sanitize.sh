@@ -318,6 +318,12 @@ RUNS=(
   "bench gemm_bias_gelu --impl fused --variant 24 --m 4100 --n 4104 --k 1000"
   "bench gemm_bias_gelu --impl fused --variant 24 --m 256 --n 4104 --k 520 --gelu erf"
   "bench gemm_bias_gelu --impl fused --variant 24 --dtype bf16 --m 3000 --n 4096 --k 200"
+  # GEMM+bias+GELU v25: the last tile staggered (one tile a CTA; three k-tiles, the fewest that
+  # stagger; several tiles a CTA, erf; the 192-wide tile in bf16)
+  "bench gemm_bias_gelu --impl fused --variant 25 --m 2040 --n 2056 --k 1000"
+  "bench gemm_bias_gelu --impl fused --variant 25 --m 2048 --n 2048 --k 136"
+  "bench gemm_bias_gelu --impl fused --variant 25 --m 4100 --n 4104 --k 1000 --gelu erf"
+  "bench gemm_bias_gelu --impl fused --variant 25 --dtype bf16 --m 256 --n 11008 --k 520"
   # v22 and fused v14 in bf16 (best's forms): the lean descriptors in bf16 at two widths
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 777 --n 3000 --k 520"
   "bench hgemm --impl ours --variant 22 --dtype bf16 --m 1000 --n 4000 --k 1000"

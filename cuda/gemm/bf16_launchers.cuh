@@ -82,5 +82,8 @@ int bias_gelu_bf16_held_half_by_consumers(const bf16 *A, const bf16 *B, const bf
 int bias_gelu_bf16_epilogue_warps_wide_only(const bf16 *A, const bf16 *B, const bf16 *bias,
                                             bf16 *C, int M, int N, int K, int gelu_kind,
                                             cudaStream_t s);
+// GEMM+bias+GELU v25's form: v24's, each CTA's last wide tile staggered.
+int bias_gelu_bf16_staggered_last(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                                  int N, int K, int gelu_kind, cudaStream_t s);
 
 }  // namespace rlg

@@ -115,11 +115,13 @@ int rl_gemm_pingpong_ring_check(int stages, int tiles, int k_tiles, unsigned see
  * simulated on the host (cuda/gemm/ws_epilogue_warps_model.cuh, for its CPU tests): `tiles`
  * tiles of `k_tiles` k-tiles through `stages` stages, interleaved at random from `seed`;
  * mutation 1-3 breaks one hand-off (1 the held stage one off, 2 no initial free arrival, 3 no
- * wait on free). 0 when every agent read what it wanted and nothing was overwritten before it
- * was used; 1 bad arguments, 2 a wrong read, 3 a stage overwritten in use, 4 a deadlock, 5 a
- * staging overwritten before its store. */
-int rl_gemm_epilogue_warps_check(int stages, int tiles, int k_tiles, unsigned seed,
-                                 int mutation);
+ * wait on free). held_by_consumers 1: v23's (the held half stored and given back by the
+ * consumers; mutation 1 does not apply); stagger > 0 (with v23's): v25's last tile, warpgroup
+ * 1 starting `stagger` k-tiles after warpgroup 0. 0 when every agent read what it wanted and
+ * nothing was overwritten before it was used; 1 bad arguments, 2 a wrong read, 3 a stage
+ * overwritten in use, 4 a deadlock, 5 a staging overwritten before its store. */
+int rl_gemm_epilogue_warps_check(int stages, int tiles, int k_tiles, unsigned seed, int mutation,
+                                 int held_by_consumers, int stagger);
 
 /* The fused epilogue's erf-form GELU evaluated on the host with an exact exp2: the same
  * polynomial the kernels use, for the CPU test of its accuracy. */

@@ -8,7 +8,7 @@
 #include "gemm/bias_residual_epilogue.cuh"
 #include "gemm/gemm_bias_gelu_21_bias_in_registers.cuh"
 #include "gemm/gemm_bias_gelu_22_epilogue_warps.cuh"
-#include "gemm/gemm_bias_gelu_24_epilogue_warps_wide_only.cuh"
+#include "gemm/gemm_bias_gelu_25_staggered_last.cuh"
 #include "gemm/hgemm_32_producer_tail.cuh"
 
 namespace rlg {
@@ -179,6 +179,18 @@ int bias_gelu_bf16_epilogue_warps_wide_only(const bf16 *A, const bf16 *B, const 
                                    : epilogue_warps_pay_off<1, bf16>(M, N);
   if (wide) return bias_gelu_bf16_held_half_by_consumers(A, B, bias, C, M, N, K, gelu_kind, s);
   return bias_gelu_bf16_in_registers(A, B, bias, C, M, N, K, gelu_kind, s);
+}
+
+// GEMM+bias+GELU v25's form: v24's, each CTA's last wide tile staggered.
+int bias_gelu_bf16_staggered_last(const bf16 *A, const bf16 *B, const bf16 *bias, bf16 *C, int M,
+                                  int N, int K, int gelu_kind, cudaStream_t s) {
+  const bool wide = gelu_kind == 0 ? epilogue_warps_pay_off<0, bf16>(M, N)
+                                   : epilogue_warps_pay_off<1, bf16>(M, N);
+  if (!wide) return bias_gelu_bf16_in_registers(A, B, bias, C, M, N, K, gelu_kind, s);
+  using W = WsWidthsStaggeredLast;
+  if (gelu_kind == 0)
+    return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<0, bf16>{{{bias}}}, s);
+  return launch_bf16<W, false>(A, B, C, M, N, K, EpiBiasGeluSplit<1, bf16>{{{bias}}}, s);
 }
 
 }  // namespace rlg

@@ -9,7 +9,7 @@
 // halves, the second in the ring), where it suits the shape, else v4's (the lean loop in its
 // fused form); at the 192- and 256-wide tiles the GELU of each tile's first part but a CTA's
 // last applied and stored by the producer warpgroup's idle warps (v23). v7, v11-v16 and
-// v20-v24 have bf16 forms (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of
+// v20-v25 have bf16 forms (rl_gemm_bias_gelu_bf16, gemm_bf16.cu: the paths of
 // gemm/bf16_paths.cuh, the functor in bf16).
 #include "gemm/bf16_launchers.cuh"
 #include "gemm/gemm.h"
@@ -20,7 +20,7 @@
 #include "gemm/gemm_bias_gelu_20_producer_tail.cuh"
 #include "gemm/gemm_bias_gelu_21_bias_in_registers.cuh"
 #include "gemm/gemm_bias_gelu_22_epilogue_warps.cuh"
-#include "gemm/gemm_bias_gelu_24_epilogue_warps_wide_only.cuh"
+#include "gemm/gemm_bias_gelu_25_staggered_last.cuh"
 #include "variant_table.cuh"
 
 namespace {
@@ -158,6 +158,11 @@ constexpr Variant kVariants[] = {
      32, rlg::launch_bias_gelu_epilogue_warps_wide_only<0>,
      rlg::launch_bias_gelu_epilogue_warps_wide_only<1>,
      rlg::bias_gelu_bf16_epilogue_warps_wide_only},
+    {25, "staggered_last",
+     "v24 with each CTA's last wide tile run with its consumer warpgroups two k-tiles apart, "
+     "the first one's GELU under the second's last k-tiles (not measured yet)",
+     32, rlg::launch_bias_gelu_staggered_last<0>, rlg::launch_bias_gelu_staggered_last<1>,
+     rlg::bias_gelu_bf16_staggered_last},
 };
 static_assert(rl_table::ids_in_order(kVariants), "variant ids run 1..N in order");
 

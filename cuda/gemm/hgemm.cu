@@ -253,8 +253,9 @@ extern "C" int rl_gemm_pingpong_ring_check(int stages, int tiles, int k_tiles, u
 }
 
 extern "C" int rl_gemm_epilogue_warps_check(int stages, int tiles, int k_tiles, unsigned seed,
-                                            int mutation) {
-  return rlg::ws_epi_model_check(stages, tiles, k_tiles, seed, mutation);
+                                            int mutation, int held_by_consumers, int stagger) {
+  return rlg::ws_epi_model_check(stages, tiles, k_tiles, seed, mutation, held_by_consumers != 0,
+                                 stagger);
 }
 
 extern "C" const char *rl_hgemm_variant_name(int variant) {

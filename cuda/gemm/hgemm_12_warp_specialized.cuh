@@ -48,6 +48,7 @@
 #include "gemm/ws_epilogue_warps.cuh"
 #include "gemm/ws_pingpong.cuh"
 #include "gemm/ws_split_k_pair.cuh"
+#include "gemm/ws_stagger_last.cuh"
 #include "gemm/ws_store_tma.cuh"
 #include "gemm/ws_store_under_next.cuh"
 #include "gemm/ws_stream_k.cuh"
@@ -121,6 +122,10 @@ struct WsCfg {
   // Fused v23 (WsCfgHeldHalfByConsumers): v22's, but the 256-wide tile's second half (the one
   // in the held ring stage) finished and stored by the consumers, as v21's.
   static constexpr bool kEpiHeldByConsumers = false;
+  // Fused v25 (WsCfgStaggeredLast): on a CTA's last tile, consumer warpgroup 1 starts this many
+  // k-tiles after warpgroup 0 (0: together), and both apply the functor in registers before
+  // the store waits for anything (ws_stagger_last.cuh).
+  static constexpr int kStaggerLast = 0;
   // v27 (WsCfgSplitK): the cluster's CTAs in kSplitK groups along K, the kMcast CTAs of a
   // group stacked along M sharing B as above; each group computes its share of the k-tiles and
   // the pair's partial sums meet in shared memory (ws_split_k_pair.cuh). kMcast: the CTAs one
@@ -599,6 +604,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       [[maybe_unused]] unsigned col_ops[col_operand_regs<Cfg, Epi>()];
       if constexpr (Cfg::kTmaStore && !Cfg::kStoreUnderNext)
         ws_load_col_operand<Cfg, T>(epi, n0, N, lane, col_ops);
+      // Fused v25: on the CTA's last tile, warpgroup 1 waits until warpgroup 0 is kStaggerLast
+      // k-tiles in (where the tile has more).
+      [[maybe_unused]] const bool stagger = Cfg::kStaggerLast > 0 && t + clusters >= sched.total &&
+                                            k1 - k0 > Cfg::kStaggerLast;
+      if constexpr (Cfg::kStaggerLast > 0)
+        if (stagger && cw == 1) named_sync(kStaggerBar, kStaggerThreads);
       int prev = 0;
       // Two k-tiles an iteration, one where a staged operand is copied in: what the compiler
       // chooses for every other kernel here, but not for v21's on its own (its release check).
@@ -648,6 +659,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         wg_wait<1>();  // k-tile kt - 1's wgmmas are done: release its stage
         if (kt > k0) ws_release_cfg<Cfg>(&empty[prev], lane, group0);
+        if constexpr (Cfg::kStaggerLast > 0)
+          if (stagger && cw == 0 && kt == k0 + Cfg::kStaggerLast)
+            named_arrive(kStaggerBar, kStaggerThreads);  // its first k-tiles are done
         if constexpr (Cfg::kHalfInRing)
           if (kt == k0 && held >= 0) ws_release_held<Cfg>(&empty[held]);  // read by now, usually
         if constexpr (StagesOperand<Epi>::value) {
@@ -722,7 +736,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             return;
           }
           // The CTA's last tile, stored here once the epilogue warps' last stores have read
-          // the staging.
+          // the staging (v25: its functor applied first, while the other warpgroup may still
+          // run its last k-tiles).
+          if constexpr (Cfg::kStaggerLast > 0) {
+            ws_apply_in_registers<Cfg, T>(d[0], col_ops, epi, row0, n0);
+            named_sync(kEpiFreeBar + cw, kEpiPairThreads);
+            ws_store_tma<Cfg, T>(d[0], staging, &cmap, M, N, row0, n0, 1 + cw, EpiIdentity{},
+                                 Cfg::kHalfInRing ? second : nullptr);
+            return;
+          }
           named_sync(kEpiFreeBar + cw, kEpiPairThreads);
         }
         if constexpr (Cfg::kHalfInRing)

@@ -3,8 +3,13 @@
 // taking `tiles` tiles of k_tiles k-tiles through `stages` stages (the 256-wide tile: the
 // second half of each tile staged in the stage of its last k-tile), interleaved by a seeded
 // random choice at every step. mbarriers are modelled by completed phases, the named barriers
-// (staged[w], free[w], the consumers' pair) by counts. The epilogue warps find the held stage
-// with the kernel's own ws_epi_tile_held.
+// (staged[w], free[w], the consumers' pair, v25's stagger) by counts. The epilogue warps find
+// the held stage with the kernel's own ws_epi_tile_held.
+// v23 (held_by_consumers): each consumer warpgroup finishes and stores its own second half
+// and releases the held stage in its next tile's first k-tile (the CTA's last: at its end);
+// the epilogue warps take the first halves only. v25 (stagger > 0, with v23's): on the CTA's
+// last tile, warpgroup 1 starts once warpgroup 0 has released its k-tile `stagger` - 1
+// (ws_stagger_last.cuh), where the tile has more than `stagger` k-tiles.
 #pragma once
 #include <vector>
 
@@ -13,14 +18,16 @@
 
 namespace rlg {
 
-// mutation 0: as the kernel; 1: the epilogue warps take the stage after the held one; 2: no
-// initial free[] arrival; 3: the consumers do not wait on free[]. Returns 0 when every agent
-// read what it wanted and nothing was overwritten before it was used; 1 bad arguments; 2 a
-// wrong tile or k-tile read; 3 a load landed in a stage still read or holding a staged half;
-// 4 no agent can move (a deadlock); 5 a staging overwritten before the epilogue warps stored
-// it.
-inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed, int mutation) {
+// mutation 0: as the kernel; 1: the epilogue warps take the stage after the held one (v22
+// only); 2: no initial free[] arrival; 3: the consumers do not wait on free[]. Returns 0 when
+// every agent read what it wanted and nothing was overwritten before it was used; 1 bad
+// arguments; 2 a wrong tile or k-tile read; 3 a load landed in a stage still read or holding a
+// staged half; 4 no agent can move (a deadlock); 5 a staging overwritten before the epilogue
+// warps stored it.
+inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed, int mutation,
+                              bool held_by_consumers = false, int stagger = 0) {
   if (stages < 2 || stages > 16 || tiles < 1 || k_tiles < 1 || mutation < 0 || mutation > 3 ||
+      (held_by_consumers && mutation == 1) || stagger < 0 || (stagger > 0 && !held_by_consumers) ||
       static_cast<long long>(tiles) * k_tiles > 100000)
     return 1;
   const int S = stages, total = tiles * k_tiles;
@@ -28,6 +35,8 @@ inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed,
   // kReleasers per CTA, scaled down); the epilogue warps arrive for both.
   std::vector<int> full_done(S, 0), empty_done(S, 0), empty_count(S, 0), data(S, -1);
   std::vector<int> in_use(S, 0), half_tile(S, -1);  // half_tile: the tile staged in the stage
+  std::vector<int> halves(S, 0);  // v23: the consumers' halves staged in the stage, not yet read
+  int stagger_arrived = 0;        // v25: warpgroup 0's arrival on the stagger barrier
   std::vector<int> pending, pending_label, pair_at(tiles, 0);
   int staging[2] = {-1, -1}, staged[2] = {0, 0}, freed[2] = {0, 0};
   ModelRng next_rand(seed);
@@ -43,7 +52,7 @@ inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed,
     bool first = true;
   } prod;
   struct Consumer {
-    int pc = 0, t = 0, kt = 0, s = 0, phase = 0, prev = -1;
+    int pc = 0, t = 0, kt = 0, s = 0, phase = 0, prev = -1, held = -1;
   } cons[2];
   struct Epilogue {
     int pc = 0, t = 0, s = 0, held = -1;
@@ -64,6 +73,8 @@ inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed,
         can[1 + w] = mutation == 3 || freed[w] > 0;
       else if (c.pc == 6)
         can[1 + w] = pair_at[c.t] == 2;
+      else if (c.pc == 10)
+        can[1 + w] = stagger_arrived > 0;
       else
         can[1 + w] = c.pc != 9;
     }
@@ -78,7 +89,7 @@ inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed,
     if (a == 4) {  // the TMA unit lands one load in flight
       const int j = static_cast<int>(next_rand(static_cast<unsigned>(pending.size())));
       const int st = pending[j];
-      if (in_use[st] || half_tile[st] >= 0) return 3;
+      if (in_use[st] || half_tile[st] >= 0 || halves[st] > 0) return 3;
       data[st] = pending_label[j];
       ++full_done[st];
       pending.erase(pending.begin() + j);
@@ -105,9 +116,10 @@ inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed,
         case 1:  // both warpgroups' staged[] passed: post, and the stores issued
           --staged[0];
           --staged[1];
-          if (staging[0] != epi.t || staging[1] != epi.t || half_tile[epi.held] != epi.t)
+          if (staging[0] != epi.t || staging[1] != epi.t ||
+              (!held_by_consumers && half_tile[epi.held] != epi.t))
             return 2;
-          epi.pc = 2;
+          epi.pc = held_by_consumers ? 3 : 2;  // v23: the held stage is the consumers' to give
           break;
         case 2:  // the stores have read the held half: the stage back to the producer
           half_tile[epi.held] = -1;
@@ -137,6 +149,11 @@ inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed,
           }
           c.kt = 0;
           c.prev = -1;
+          // v25: warpgroup 1 waits on the stagger barrier on the last tile.
+          c.pc = stagger > 0 && w == 1 && last && k_tiles > stagger ? 10 : 1;
+          break;
+        case 10:  // the stagger barrier passed
+          --stagger_arrived;
           c.pc = 1;
           break;
         case 1:  // the stage's full wait passed: its bytes are read
@@ -149,6 +166,13 @@ inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed,
             --in_use[c.prev];
             arrive_empty(c.prev);
           }
+          if (held_by_consumers && c.kt == 0 && c.held >= 0) {  // v23: its store has read it
+            --halves[c.held];
+            arrive_empty(c.held);
+            c.held = -1;
+          }
+          if (stagger > 0 && w == 0 && last && k_tiles > stagger && c.kt == stagger)
+            ++stagger_arrived;  // v25: its first `stagger` k-tiles are done
           c.prev = c.s;
           if (++c.s == S) {
             c.s = 0;
@@ -174,14 +198,26 @@ inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed,
           break;
         case 6:  // both past their last wgmmas: the second half into the held stage
           if (in_use[c.prev]) return 3;
-          if (!last) half_tile[c.prev] = c.t;
+          if (held_by_consumers)
+            ++halves[c.prev];
+          else if (!last)
+            half_tile[c.prev] = c.t;
           c.pc = 7;
           break;
         case 7:  // staged[w] (or, the last tile, stored here and the stage released)
-          if (last)
+          if (held_by_consumers) {
+            if (last) {  // the producers' tail takes it back (v32)
+              --halves[c.prev];
+              arrive_empty(c.prev);
+            } else {
+              c.held = c.prev;
+            }
+            if (!last) ++staged[w];
+          } else if (last) {
             arrive_empty(c.prev);
-          else
+          } else {
             ++staged[w];
+          }
           ++c.t;
           c.pc = 0;
           break;

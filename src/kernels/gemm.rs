@@ -656,7 +656,7 @@ mod tests {
     fn epilogue_warps_hand_offs_hold_and_each_mutation_fails() {
         let check = |stages: i32, tiles: i32, k: i32, seed: u32, mutation: i32| {
             // SAFETY: plain integers in, an integer out; host code only.
-            unsafe { ffi::rl_gemm_epilogue_warps_check(stages, tiles, k, seed, mutation) }
+            unsafe { ffi::rl_gemm_epilogue_warps_check(stages, tiles, k, seed, mutation, 0, 0) }
         };
         let mut caught = [0; 4];
         for stages in [2, 3, 4, 5] {
@@ -690,5 +690,73 @@ mod tests {
         );
         assert_eq!(check(1, 4, 4, 0, 0), 1);
         assert_eq!(check(4, 4, 4, 0, 4), 1);
+    }
+
+    /// GEMM+bias+GELU v23's and v25's hand-offs (the same model): the consumers store their
+    /// held halves and give the stage back in their next tile's first k-tile; v25 starts
+    /// warpgroup 1's last tile two k-tiles after warpgroup 0's. Every interleaving holds at
+    /// the kernels' ring of 4 stages and more (WsCfgStaggeredLast asserts stages >= stagger +
+    /// 2), and v23 at every ring; with a ring of stagger + 1 stages, v25 is stuck in every run
+    /// where warpgroup 1 still holds a stage of its previous tile (several tiles) and the last
+    /// tile staggers: the bound is needed, not only sufficient. The free-wait mutations still
+    /// fail.
+    #[test]
+    fn held_half_and_staggered_last_tile_hand_offs_hold_at_the_kernels_ring() {
+        let check = |stages: i32, tiles: i32, k: i32, seed: u32, mutation: i32, stagger: i32| {
+            // SAFETY: plain integers in, an integer out; host code only.
+            unsafe {
+                ffi::rl_gemm_epilogue_warps_check(stages, tiles, k, seed, mutation, 1, stagger)
+            }
+        };
+        let (mut stuck, mut runs, mut caught) = (0, 0, [0; 4]);
+        for tiles in [1, 2, 3, 4, 7] {
+            for k in [1, 2, 3, 4, 5, 9, 16] {
+                for seed in 0..30u32 {
+                    for stages in [2, 3, 4, 5] {
+                        let r = check(stages, tiles, k, seed, 0, 0);
+                        assert_eq!(
+                            r, 0,
+                            "v23: {stages} stages, {tiles} tiles of {k}, seed {seed}"
+                        );
+                    }
+                    for stages in [4, 5, 6] {
+                        let r = check(stages, tiles, k, seed, 0, 2);
+                        assert_eq!(
+                            r, 0,
+                            "v25: {stages} stages, {tiles} tiles of {k}, seed {seed}"
+                        );
+                        for m in 2..4 {
+                            let expected = if m == 2 { 4 } else { 5 };
+                            if check(stages, tiles, k, seed, m, 2) == expected {
+                                caught[m as usize] += 1;
+                            }
+                        }
+                    }
+                    if tiles > 1 && k > 2 {
+                        runs += 1;
+                        if check(3, tiles, k, seed, 0, 2) == 4 {
+                            stuck += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            stuck, runs,
+            "a ring of 3 with a stagger of 2: stuck in {stuck} of {runs}"
+        );
+        assert_eq!(caught[2], 3150, "no initial free arrival, caught");
+        assert!(
+            caught[3] > 200,
+            "no wait on free caught {} times",
+            caught[3]
+        );
+        assert_eq!(check(4, 4, 4, 0, 1, 2), 1, "mutation 1 is v22's alone");
+        assert_eq!(check(4, 4, 4, 0, 0, -1), 1);
+        // SAFETY: as above.
+        assert_eq!(
+            unsafe { ffi::rl_gemm_epilogue_warps_check(4, 4, 4, 0, 0, 0, 2) },
+            1
+        );
     }
 }

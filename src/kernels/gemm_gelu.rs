@@ -75,9 +75,9 @@ pub fn variants() -> Vec<(u32, String)> {
 }
 
 /// The fused variants with a bf16 form (cuda/gemm/gemm_bias_gelu.cu's bf16 column; the tests
-/// hold the table to it): best (v24), v15, v16 and v20-v23 (steps before it), v14, v13, v11,
-/// v7 and v12.
-pub const BF16_FORMS: [u32; 12] = [7, 11, 12, 13, 14, 15, 16, 20, 21, 22, 23, 24];
+/// hold the table to it): best (v24), v15, v16 and v20-v23 (steps before it), v25 (the step
+/// after it), v14, v13, v11, v7 and v12.
+pub const BF16_FORMS: [u32; 13] = [7, 11, 12, 13, 14, 15, 16, 20, 21, 22, 23, 24, 25];
 
 /// Whether fused variant `v` has a bf16 form (its table's bf16 column: BF16_FORMS).
 pub fn takes_bf16(v: u32) -> bool {
@@ -416,7 +416,7 @@ pub const FAMILY: Family = Family {
             why: "keeps the copies' source registers apart at 255 registers (VK: -2.3% at 4096^3)",
         },
         Dispatch {
-            shapes: "bf16 (--dtype bf16: v7, v11-v16 and v20-v24, as HGEMM v14, v18, v19, \
+            shapes: "bf16 (--dtype bf16: v7, v11-v16 and v20-v25, as HGEMM v14, v18, v19, \
                      v21-v24 and v32)",
             runs: "hgemm's bf16 paths (that variant's warp-specialized kernels, else v12's, \
                    else v9's tile at any M, else v1's) with the functor in bf16, the bias in \
