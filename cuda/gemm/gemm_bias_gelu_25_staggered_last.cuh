@@ -16,6 +16,16 @@
 // ~1.02 (H100: 28.7 µs), 4096³ ~0.3% better, 8192³ unchanged within noise. Risks: the ring's
 // slack while warpgroup 0 runs ahead (two stages for the refills instead of three), and
 // warpgroup 0's FMA and SFU work slowing warpgroup 1's wgmma issue.
+//
+// Measured (S49b, an H100, v24 / v25 / cuBLASLt interleaved, plain v32 beside; µs): slower,
+// ~1.3 µs a CTA's last tile where the prediction had 0.5 µs less: 2048³ 30.43 / 30.37 / 30.37
+// in three processes (v24 29.18 / 29.12 / 29.09, plain 27.7-27.8), 1024x4096² 50.30 (49.02),
+// 256x11008x4096 (the 192-wide tile) 40.99 (39.65); 4096³ 183.23 / 183.52 (182.64 / 182.82),
+// bf16 179.68 (179.01), 8192³ 1418.66 (1417.94). Correct: the GELU-path and bf16-epilogue GPU
+// tests, the sanitizer's v25 runs (clean). The likely cause (not measured): one warpgroup
+// alone does not keep the tensor cores busy in this loop, so the four k-tiles each warpgroup
+// runs alone cost more than warpgroup 0's GELU saves; v17's pingpong (one warpgroup's main
+// loop at a time) lost the same way. A step; v24 stays best.
 #pragma once
 #include "gemm/gemm_bias_gelu_24_epilogue_warps_wide_only.cuh"
 
