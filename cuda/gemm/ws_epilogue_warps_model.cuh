@@ -205,17 +205,11 @@ inline int ws_epi_model_check(int stages, int tiles, int k_tiles, unsigned seed,
           c.pc = 7;
           break;
         case 7:  // staged[w] (or, the last tile, stored here and the stage released)
-          if (held_by_consumers) {
-            if (last) {  // the producers' tail takes it back (v32)
-              --halves[c.prev];
-              arrive_empty(c.prev);
-            } else {
-              c.held = c.prev;
-            }
-            if (!last) ++staged[w];
-          } else if (last) {
+          if (last) {
+            if (held_by_consumers) --halves[c.prev];  // v23: given back at the CTA's end (v32)
             arrive_empty(c.prev);
           } else {
+            if (held_by_consumers) c.held = c.prev;  // v23: given back in its next tile's first
             ++staged[w];
           }
           ++c.t;
