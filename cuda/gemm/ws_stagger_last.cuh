@@ -7,10 +7,11 @@
 // early and its SFU work runs while warpgroup 1's last k-tiles keep the tensor cores busy;
 // only warpgroup 1's functor is left with nothing beside it.
 //
-// Why it costs the tensor cores nothing: one warpgroup's m64nNk16 wgmmas, issued two k-tiles
-// deep, use all four SM sub-partitions' tensor cores (as in a pingpong schedule, where one
-// warpgroup's main loop runs alone at full rate), so the k-tiles warpgroup 0 runs alone at the
-// start are the ones warpgroup 1 runs alone at the end.
+// What the design assumes, and S49b's measurement speaks against: that one warpgroup's
+// m64nNk16 wgmmas, one k-tile in flight behind the one it waits for, keep all four SM
+// sub-partitions' tensor cores busy, so the k-tiles warpgroup 0 runs alone at the start cost
+// what warpgroup 1's run alone at the end save. Measured, the last tile took ~1.3 µs longer
+// (docs/perf-log.md, fused v25), as if a warpgroup alone ran well below the pair's rate.
 //
 // Why no deadlock: before warpgroup 1 starts, warpgroup 0 needs kStaggerLast + 1 stages filled
 // whose previous rounds both warpgroups released. Warpgroup 1 holds back at most one stage
@@ -32,7 +33,8 @@ constexpr int kStaggerBar = 9, kStaggerThreads = 256;
 // A consumer warpgroup's 64 x BN accumulators (the m64nBN layout: d[4g + q] at row 16 warp +
 // lane / 4 + 8 (q / 2), column 8g + 2 (lane % 4) + (q % 2)) through the functor in place, its
 // column operand from col_ops (loaded at the tile's start); the store then runs EpiIdentity.
-// The same apply1 on the same fp32 values as ws_store_tma's, so the results are the same bits.
+// The same apply1 on the same fp32 values as ws_store_tma's (the GPU tests hold the results to
+// the references, not bit for bit to v23's).
 template <class Cfg, class T, class Epi>
 __device__ __forceinline__ void ws_apply_in_registers(float (&d)[Cfg::kAcc],
                                                       const unsigned *col_ops, const Epi &epi,
