@@ -9,9 +9,10 @@
 //
 // What the design assumes, and S49b's measurement speaks against: that one warpgroup's
 // m64nNk16 wgmmas, one k-tile in flight behind the one it waits for, keep all four SM
-// sub-partitions' tensor cores busy, so the k-tiles warpgroup 0 runs alone at the start cost
-// what warpgroup 1's run alone at the end save. Measured, the last tile took ~1.3 µs longer
-// (docs/perf-log.md, fused v25), as if a warpgroup alone ran well below the pair's rate.
+// sub-partitions' tensor cores busy, so the k-tiles either warpgroup runs alone (warpgroup 0's
+// first two, warpgroup 1's last two) take no longer than with both running. Measured, the last
+// tile took ~1.3 µs longer (docs/perf-log.md, fused v25), as if a warpgroup alone ran well
+// below the pair's rate.
 //
 // Why no deadlock: before warpgroup 1 starts, warpgroup 0 needs kStaggerLast + 1 stages filled
 // whose previous rounds both warpgroups released. Warpgroup 1 holds back at most one stage
