@@ -137,7 +137,7 @@ fn agreeing_figures_pass_and_a_failed_direct_call_falls_back_to_ncu() {
     assert_eq!(table.matches("| ok |").count(), 8, "{table}");
     assert_eq!(table.matches("(ncu, 20 calls)").count(), 4, "{table}");
     assert_eq!(
-        table.matches("(direct, 3 x 96 calls)").count(),
+        table.matches("(direct, 3 x 96 calls, 17.6-17.6)").count(),
         3,
         "{table}"
     );
@@ -178,7 +178,7 @@ fn library_calls_are_judged_by_the_median_over_processes() {
     assert!(
         table.contains(
             "| hgemm cublas 4096x4096x4096 | 17.7 (kernel, ok; median of 3 processes, 16.0-21.0) \
-             | 17.6 (direct, 3 x 96 calls) | 1.006 | ok |"
+             | 17.6 (direct, 3 x 96 calls, 17.6-17.6) | 1.006 | ok |"
         ),
         "{table}"
     );
@@ -194,4 +194,82 @@ fn library_calls_are_judged_by_the_median_over_processes() {
         ),
         "{table}"
     );
+}
+
+/// The direct call's stand-in, replaced by one that gives `direct_us` for every shape (the
+/// GEMV's too).
+fn direct_never_failing(dir: &Path, direct_us: f64) {
+    script(
+        dir,
+        "direct_blas.py",
+        &format!(
+            "import json\n\
+             print(json.dumps({{'median_ms': {}, 'samples': 96, 'library': '/x/libcublas.so.13'}}))\n",
+            direct_us / 1e3
+        ),
+    );
+}
+
+/// A library row outside 5% whose own processes spread wider than 5% (S53d, an H100: the
+/// tool's 21.2, 21.2 and 19.7 µs against the direct call's 18.3) takes more processes a side,
+/// two at a time, and is judged on the medians of all: with the tool's processes at 21.2,
+/// 21.2, 19.7, 18.0, 18.2, 18.1, 18.4 and the direct call steady at 18.3, the median is 21.2
+/// after three (1.158), 19.7 after five (1.077) and 18.4 after seven (1.005): settled. The
+/// cap holds: --max-processes 3 judges the first three alone.
+#[test]
+fn a_row_whose_processes_spread_wider_than_the_tolerance_takes_more_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    stand_ins(dir.path(), 18.3, 18.3, 18.3);
+    direct_never_failing(dir.path(), 18.3);
+    // Seven values: each of the four library rows settles after seven processes, so each
+    // starts the cycle afresh.
+    let tool = [21.2, 21.2, 19.7, 18.0, 18.2, 18.1, 18.4];
+    tool_moving_between_processes(dir.path(), 18.3, &tool);
+    let out = dir.path().join("crosscheck.md");
+    let o = crosscheck(dir.path(), &out, &[]);
+    let table = fs::read_to_string(&out).unwrap_or_default();
+    assert_eq!(o.status.code(), Some(0), "{table}");
+    assert!(
+        table.contains(
+            "| hgemm cublas 4096x4096x4096 | 18.4 (kernel, ok; median of 7 processes, 18.0-21.2) \
+             | 18.3 (direct, 7 x 96 calls, 18.3-18.3) | 1.005 | ok |"
+        ),
+        "{table}"
+    );
+    assert_eq!(table.matches("median of 7 processes").count(), 4, "{table}");
+    assert!(table.contains("8 of 8 within 5%."), "{table}");
+
+    fs::remove_file(dir.path().join("runs")).unwrap();
+    let o = crosscheck(dir.path(), &out, &["--max-processes", "3"]);
+    let table = fs::read_to_string(&out).unwrap_or_default();
+    assert_eq!(o.status.code(), Some(1), "{table}");
+    assert!(
+        table.contains(
+            "| hgemm cublas 4096x4096x4096 | 21.2 (kernel, ok; median of 3 processes, 19.7-21.2) \
+             | 18.3 (direct, 3 x 96 calls, 18.3-18.3) | 1.158 | FAIL |"
+        ),
+        "{table}"
+    );
+}
+
+/// A steady gap (each side's processes within 5% of one another) fails after the first three
+/// processes: more of them could not close it.
+#[test]
+fn a_steady_gap_fails_without_more_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    stand_ins(dir.path(), 18.3, 18.3, 18.3);
+    direct_never_failing(dir.path(), 18.3);
+    tool_moving_between_processes(dir.path(), 18.3, &[19.5, 19.4, 19.6]);
+    let out = dir.path().join("crosscheck.md");
+    let o = crosscheck(dir.path(), &out, &[]);
+    let table = fs::read_to_string(&out).unwrap_or_default();
+    assert_eq!(o.status.code(), Some(1), "{table}");
+    assert_eq!(
+        table
+            .matches("median of 3 processes, 19.4-19.6) | 18.3 (direct, 3 x 96 calls")
+            .count(),
+        4,
+        "{table}"
+    );
+    assert_eq!(table.matches("| FAIL |").count(), 4, "{table}");
 }
