@@ -89,15 +89,20 @@ fn crosscheck(dir: &Path, out: &Path, extra: &[&str]) -> Output {
         .expect("python3 runs")
 }
 
+/// The cross-check run in `dir` (its stand-ins) with --out `dir`/crosscheck.md: its output
+/// and the table it wrote (empty if none).
+fn crosscheck_table(dir: &Path, extra: &[&str]) -> (Output, String) {
+    let out = dir.join("crosscheck.md");
+    let o = crosscheck(dir, &out, extra);
+    (o, fs::read_to_string(&out).unwrap_or_default())
+}
+
 /// The cross-check run against stand-ins reporting these figures (µs): its output and the
 /// table it wrote.
 fn run_with(tool_us: f64, ncu_us: f64, direct_us: f64) -> (Output, String) {
     let dir = tempfile::tempdir().unwrap();
     stand_ins(dir.path(), tool_us, ncu_us, direct_us);
-    let out = dir.path().join("crosscheck.md");
-    let o = crosscheck(dir.path(), &out, &[]);
-    let table = fs::read_to_string(&out).unwrap_or_default();
-    (o, table)
+    crosscheck_table(dir.path(), &[])
 }
 
 /// The tool's stand-in, replaced by one that times our kernels at `ours_us` and the library
@@ -171,9 +176,7 @@ fn library_calls_are_judged_by_the_median_over_processes() {
     let dir = tempfile::tempdir().unwrap();
     stand_ins(dir.path(), 17.7, 17.5, 17.6);
     tool_moving_between_processes(dir.path(), 17.7, &[16.0, 21.0, 17.7]);
-    let out = dir.path().join("crosscheck.md");
-    let o = crosscheck(dir.path(), &out, &[]);
-    let table = fs::read_to_string(&out).unwrap_or_default();
+    let (o, table) = crosscheck_table(dir.path(), &[]);
     assert_eq!(o.status.code(), Some(0), "{table}");
     assert!(
         table.contains(
@@ -185,8 +188,7 @@ fn library_calls_are_judged_by_the_median_over_processes() {
     assert!(table.contains("8 of 8 within 5%."), "{table}");
 
     fs::remove_file(dir.path().join("runs")).unwrap();
-    let o = crosscheck(dir.path(), &out, &["--processes", "1"]);
-    let table = fs::read_to_string(&out).unwrap_or_default();
+    let (o, table) = crosscheck_table(dir.path(), &["--processes", "1"]);
     assert_eq!(o.status.code(), Some(1), "{table}");
     assert!(
         table.contains(
@@ -225,9 +227,7 @@ fn a_row_whose_processes_spread_wider_than_the_tolerance_takes_more_of_them() {
     // starts the cycle afresh.
     let tool = [21.2, 21.2, 19.7, 18.0, 18.2, 18.1, 18.4];
     tool_moving_between_processes(dir.path(), 18.3, &tool);
-    let out = dir.path().join("crosscheck.md");
-    let o = crosscheck(dir.path(), &out, &[]);
-    let table = fs::read_to_string(&out).unwrap_or_default();
+    let (o, table) = crosscheck_table(dir.path(), &[]);
     assert_eq!(o.status.code(), Some(0), "{table}");
     assert!(
         table.contains(
@@ -240,8 +240,7 @@ fn a_row_whose_processes_spread_wider_than_the_tolerance_takes_more_of_them() {
     assert!(table.contains("8 of 8 within 5%."), "{table}");
 
     fs::remove_file(dir.path().join("runs")).unwrap();
-    let o = crosscheck(dir.path(), &out, &["--max-processes", "3"]);
-    let table = fs::read_to_string(&out).unwrap_or_default();
+    let (o, table) = crosscheck_table(dir.path(), &["--max-processes", "3"]);
     assert_eq!(o.status.code(), Some(1), "{table}");
     assert!(
         table.contains(
@@ -260,9 +259,7 @@ fn a_steady_gap_fails_without_more_processes() {
     stand_ins(dir.path(), 18.3, 18.3, 18.3);
     direct_never_failing(dir.path(), 18.3);
     tool_moving_between_processes(dir.path(), 18.3, &[19.5, 19.4, 19.6]);
-    let out = dir.path().join("crosscheck.md");
-    let o = crosscheck(dir.path(), &out, &[]);
-    let table = fs::read_to_string(&out).unwrap_or_default();
+    let (o, table) = crosscheck_table(dir.path(), &[]);
     assert_eq!(o.status.code(), Some(1), "{table}");
     assert_eq!(
         table
